@@ -16,7 +16,8 @@ final class ConfigKeys {
     private static Map<String, List<String>> sections() {
         Map<String, List<String>> sections = new LinkedHashMap<>();
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort"));
-        sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout"));
+        sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
+                "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout"));
         sections.put("admin", List.of("host", "port"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection"));

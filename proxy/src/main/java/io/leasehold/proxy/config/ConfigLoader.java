@@ -22,6 +22,9 @@ import java.util.Map;
  * validated {@link ProxyConfig}. Unknown keys, wrong types, missing required keys and bad values
  * are all collected and reported together, each naming the source and the key path.
  *
+ * <p>The optional {@code etcd.*File} keys point at mounted secret files; the loader checks
+ * their form and combinations, {@link EtcdClientFactory} reads them when connecting.
+ *
  * <p>Required keys (no safe default exists): {@code listener.advertisedHost},
  * {@code etcd.endpoints}, {@code backends.bootstrap}. Everything else has a default; see
  * {@code docs/configuration.md}.
@@ -122,10 +125,7 @@ public final class ConfigLoader {
         if (admin.port() != 0 && admin.port() == listener.port()) {
             in.problem(key("admin", "port"), "must differ from listener.port (both are " + admin.port() + ")");
         }
-        ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(
-                in.etcdEndpoints(key("etcd", "endpoints"), null),
-                in.etcdPrefix(key("etcd", "prefix"), "/kafscale"),
-                in.duration(key("etcd", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT));
+        ProxyConfig.Etcd etcd = etcd(in);
         ProxyConfig.Backends backends = new ProxyConfig.Backends(
                 in.hostPorts(key("backends", "bootstrap"), null),
                 in.duration(key("backends", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
@@ -151,6 +151,32 @@ public final class ConfigLoader {
             in.problem(advertisedPortKey, "0 (advertise the bound port) is only allowed with listener.port: 0");
         }
         return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort);
+    }
+
+    private static ProxyConfig.Etcd etcd(ConfigReader in) {
+        ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(
+                in.etcdEndpoints(key("etcd", "endpoints"), null),
+                in.etcdPrefix(key("etcd", "prefix"), "/kafscale"),
+                in.duration(key("etcd", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
+                in.optionalFile(key("etcd", "usernameFile")),
+                in.optionalFile(key("etcd", "passwordFile")),
+                in.optionalFile(key("etcd", "tlsCaFile")),
+                in.optionalFile(key("etcd", "tlsCertFile")),
+                in.optionalFile(key("etcd", "tlsKeyFile")));
+        if ((etcd.usernameFile() == null) != (etcd.passwordFile() == null)) {
+            in.problem(key("etcd", etcd.usernameFile() == null ? "usernameFile" : "passwordFile"),
+                    "etcd.usernameFile and etcd.passwordFile must be set together");
+        }
+        if ((etcd.tlsCertFile() == null) != (etcd.tlsKeyFile() == null)) {
+            in.problem(key("etcd", etcd.tlsCertFile() == null ? "tlsCertFile" : "tlsKeyFile"),
+                    "etcd.tlsCertFile and etcd.tlsKeyFile (client certificate) must be set together");
+        }
+        boolean tls = etcd.tlsCaFile() != null || etcd.tlsCertFile() != null;
+        boolean plainEndpoint = etcd.endpoints().stream().anyMatch(url -> url.startsWith("http://"));
+        if (tls && plainEndpoint) {
+            in.problem(key("etcd", "endpoints"), "TLS files are set, so every endpoint must use https://");
+        }
+        return etcd;
     }
 
     private static ProxyConfig.Routing routing(ConfigReader in) {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +75,22 @@ final class ConfigReader {
         return scalar(key, fallback, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText);
     }
 
+    /** An optional absolute file path; {@code null} when not set. */
+    Path optionalFile(ConfigKey key) {
+        return scalar(key, null, "an absolute file path", false, text -> {
+            Path path;
+            try {
+                path = Path.of(text);
+            } catch (InvalidPathException e) {
+                throw new Unfit("an absolute file path");
+            }
+            if (!path.isAbsolute()) {
+                throw new Unfit("an absolute file path");
+            }
+            return path;
+        }, true);
+    }
+
     String etcdPrefix(ConfigKey key, String fallback) {
         return scalar(key, fallback, "a key prefix starting with '/', e.g. /kafscale", false, text -> {
             if (!text.startsWith("/") || text.length() < 2 || text.endsWith("/")
@@ -104,9 +122,15 @@ final class ConfigReader {
     }
 
     private <T> T scalar(ConfigKey key, T fallback, String expected, boolean integer, Conversion<T> conversion) {
+        return scalar(key, fallback, expected, integer, conversion, false);
+    }
+
+    /** A scalar value; a {@code null} fallback marks the key required unless {@code optional}. */
+    private <T> T scalar(ConfigKey key, T fallback, String expected, boolean integer, Conversion<T> conversion,
+                         boolean optional) {
         Optional<Raw> raw = raw(key);
         if (raw.isEmpty()) {
-            return requireFallback(key, fallback, expected);
+            return optional ? fallback : requireFallback(key, fallback, expected);
         }
         Raw value = raw.get();
         String text;

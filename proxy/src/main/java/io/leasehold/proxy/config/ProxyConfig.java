@@ -1,5 +1,6 @@
 package io.leasehold.proxy.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -18,10 +19,20 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     /** Where clients connect, and the single address the proxy tier advertises to them. */
     public record Listener(String host, int port, String advertisedHost, int advertisedPort) {}
 
-    /** The etcd cluster holding the ownership keys; {@code prefix} is the key-layout prefix. */
-    public record Etcd(List<String> endpoints, String prefix, Duration connectTimeout) {
+    /**
+     * The etcd cluster holding the ownership keys; {@code prefix} is the key-layout prefix.
+     * Credentials and TLS material are files (mounted from a Kubernetes Secret), never inline
+     * values: {@code null} paths mean "not used". {@link EtcdClientFactory} turns this into a client.
+     */
+    public record Etcd(List<String> endpoints, String prefix, Duration connectTimeout,
+                       Path usernameFile, Path passwordFile, Path tlsCaFile, Path tlsCertFile, Path tlsKeyFile) {
         public Etcd {
             endpoints = List.copyOf(endpoints);
+        }
+
+        /** Plain-text etcd without authentication. */
+        public Etcd(List<String> endpoints, String prefix, Duration connectTimeout) {
+            this(endpoints, prefix, connectTimeout, null, null, null, null, null);
         }
     }
 

@@ -169,6 +169,44 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void etcdCredentialsAndTlsAreAbsoluteFilePaths() throws ConfigException {
+        ProxyConfig config = loader.parse("""
+                listener: { advertisedHost: kafka }
+                etcd:
+                  endpoints: ["https://etcd:2379"]
+                  usernameFile: /etc/leasehold/etcd/username
+                  passwordFile: /etc/leasehold/etcd/password
+                  tlsCaFile: /etc/leasehold/etcd/ca.crt
+                  tlsCertFile: /etc/leasehold/etcd/tls.crt
+                  tlsKeyFile: /etc/leasehold/etcd/tls.key
+                backends: { bootstrap: ["b:1"] }
+                """, "config.yaml");
+
+        assertThat(config.etcd().usernameFile()).isEqualTo(Path.of("/etc/leasehold/etcd/username"));
+        assertThat(config.etcd().tlsKeyFile()).isEqualTo(Path.of("/etc/leasehold/etcd/tls.key"));
+        assertThat(loader.parse(MINIMAL, "config.yaml").etcd().tlsCaFile()).isNull();
+    }
+
+    @Test
+    void etcdSecretFilesMustComeInWorkingCombinations() {
+        ConfigException error = parseFailure("""
+                listener: { advertisedHost: kafka }
+                etcd:
+                  endpoints: ["http://etcd:2379"]
+                  usernameFile: relative/username
+                  tlsCertFile: /tls.crt
+                backends: { bootstrap: ["b:1"] }
+                """);
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: etcd.usernameFile: expected an absolute file path, got \"relative/username\"",
+                "config.yaml: etcd.tlsKeyFile: etcd.tlsCertFile and etcd.tlsKeyFile (client certificate) must be set together",
+                "config.yaml: etcd.endpoints: TLS files are set, so every endpoint must use https://");
+        assertThat(parseFailure(MINIMAL.replace("etcd: {", "etcd: { passwordFile: /p,")).problems()).containsExactly(
+                "config.yaml: etcd.usernameFile: etcd.usernameFile and etcd.passwordFile must be set together");
+    }
+
+    @Test
     void advertisedPortDefaultsToListenerPortAndZeroMeansBoundPort() throws ConfigException {
         ProxyConfig ephemeral = loader.parse(MINIMAL.replace("listener: {", "listener: { port: 0,"), "config.yaml");
         assertThat(ephemeral.listener().port()).isZero();
