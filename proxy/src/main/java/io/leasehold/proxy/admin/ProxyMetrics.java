@@ -1,0 +1,158 @@
+package io.leasehold.proxy.admin;
+
+import io.leasehold.routing.watch.RoutingTable;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The proxy's metrics, named {@code leasehold_*} in Prometheus. Request timers are published as
+ * histograms per API key and outcome; meters for one API key are created on first use and cached,
+ * so the request path does one map lookup and no registry search.
+ */
+public final class ProxyMetrics {
+
+    private static final Duration MIN_EXPECTED_LATENCY = Duration.ofMillis(1);
+    private static final Duration MAX_EXPECTED_LATENCY = Duration.ofSeconds(60);
+
+    private final MeterRegistry registry;
+    private final Map<ApiKeys, Timer> succeeded = new ConcurrentHashMap<>();
+    private final Map<ApiKeys, Timer> failed = new ConcurrentHashMap<>();
+    private final Map<ApiKeys, Counter> retries = new ConcurrentHashMap<>();
+    private final Map<String, Counter> framesRejected = new ConcurrentHashMap<>();
+    private final Map<String, Counter> connectionsRefused = new ConcurrentHashMap<>();
+    private final Counter notLeaderRejections;
+    private final Counter notCoordinatorRejections;
+    private final Counter idleConnectionsClosed;
+    private final Counter clientConnectionsAccepted;
+    private final Counter backendConnectionsOpened;
+    private final AtomicInteger clientConnections = new AtomicInteger();
+    private final AtomicInteger backendConnections = new AtomicInteger();
+
+    public ProxyMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.notLeaderRejections = rejection("not_leader_or_follower");
+        this.notCoordinatorRejections = rejection("not_coordinator");
+        this.idleConnectionsClosed = Counter.builder("leasehold.client.connections.idle.closed")
+                .description("Client connections closed because they were idle longer than limits.idleTimeout")
+                .register(registry);
+        this.clientConnectionsAccepted = Counter.builder("leasehold.client.connections.accepted")
+                .description("Client connections accepted since start")
+                .register(registry);
+        this.backendConnectionsOpened = Counter.builder("leasehold.backend.connections.opened")
+                .description("Connections opened to backend brokers since start")
+                .register(registry);
+        Gauge.builder("leasehold.client.connections", clientConnections, AtomicInteger::get)
+                .description("Open client connections").register(registry);
+        Gauge.builder("leasehold.backend.connections", backendConnections, AtomicInteger::get)
+                .description("Open connections to backend brokers").register(registry);
+    }
+
+    /** One client request answered (or failed) after {@code durationNanos}. */
+    public void requestCompleted(ApiKeys api, long durationNanos, boolean failedRequest) {
+        Map<ApiKeys, Timer> timers = failedRequest ? failed : succeeded;
+        timers.computeIfAbsent(api, key -> requestTimer(key, failedRequest ? "error" : "ok"))
+                .record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** One partition batch (or group request) sent again after a rejection or connect failure. */
+    public void retried(ApiKeys api) {
+        retries.computeIfAbsent(api, key -> Counter.builder("leasehold.requests.retries")
+                .description("Partition batches or group requests retried on another or the same broker")
+                .tag("api", key.name)
+                .register(registry)).increment();
+    }
+
+    /** A backend answered NOT_LEADER_OR_FOLLOWER: the proxy's route was stale. */
+    public void notLeaderRejection() {
+        notLeaderRejections.increment();
+    }
+
+    /** A backend answered NOT_COORDINATOR: the proxy's group route was stale. */
+    public void notCoordinatorRejection() {
+        notCoordinatorRejections.increment();
+    }
+
+    public void clientConnectionOpened() {
+        clientConnections.incrementAndGet();
+        clientConnectionsAccepted.increment();
+    }
+
+    public void clientConnectionClosed() {
+        clientConnections.decrementAndGet();
+    }
+
+    public void backendConnectionOpened() {
+        backendConnections.incrementAndGet();
+        backendConnectionsOpened.increment();
+    }
+
+    public void backendConnectionClosed() {
+        backendConnections.decrementAndGet();
+    }
+
+    /** A client frame refused; {@code reason} is one of a small fixed set, e.g. "oversized", "malformed". */
+    public void frameRejected(String reason) {
+        framesRejected.computeIfAbsent(reason, key -> Counter.builder("leasehold.frames.rejected")
+                .description("Client frames refused as invalid, by reason")
+                .tag("reason", key)
+                .register(registry)).increment();
+    }
+
+    /** A client connection refused at accept time, e.g. "max_connections". */
+    public void connectionRefused(String reason) {
+        connectionsRefused.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.refused")
+                .description("Client connections refused, by reason")
+                .tag("reason", key)
+                .register(registry)).increment();
+    }
+
+    public void idleConnectionClosed() {
+        idleConnectionsClosed.increment();
+    }
+
+    /** Publishes the routing snapshot's staleness and size as gauges read at scrape time. */
+    public void bindRoutingTable(RoutingTable table) {
+        Gauge.builder("leasehold.routing.snapshot.staleness", table, t -> t.staleness().toNanos() / 1e9)
+                .description("Seconds since the etcd watch stopped following live (0 while healthy)")
+                .baseUnit("seconds").strongReference(true).register(registry);
+        Gauge.builder("leasehold.routing.snapshot.loaded", table, t -> t.isLoaded() ? 1 : 0)
+                .description("1 once the initial routing snapshot is loaded from etcd")
+                .strongReference(true).register(registry);
+        Gauge.builder("leasehold.routing.snapshot.revision", table, t -> t.snapshot().revision())
+                .description("etcd revision the routing snapshot reflects")
+                .strongReference(true).register(registry);
+        Gauge.builder("leasehold.routing.snapshot.partitions", table, t -> t.snapshot().partitionCount())
+                .description("Partitions with a known owner").strongReference(true).register(registry);
+        Gauge.builder("leasehold.routing.snapshot.groups", table, t -> t.snapshot().groups().size())
+                .description("Consumer groups with a known coordinator").strongReference(true).register(registry);
+        Gauge.builder("leasehold.routing.snapshot.brokers", table, t -> t.snapshot().brokers().size())
+                .description("Brokers registered in etcd").strongReference(true).register(registry);
+    }
+
+    private Counter rejection(String error) {
+        return Counter.builder("leasehold.backend.rejections")
+                .description("Backend responses rejecting a route (stale ownership view), by error")
+                .tag("error", error)
+                .register(registry);
+    }
+
+    private Timer requestTimer(ApiKeys api, String outcome) {
+        return Timer.builder("leasehold.requests")
+                .description("Client requests by Kafka API and outcome, from frame received to response written")
+                .tag("api", api.name)
+                .tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(MIN_EXPECTED_LATENCY)
+                .maximumExpectedValue(MAX_EXPECTED_LATENCY)
+                .register(registry);
+    }
+}

@@ -1,0 +1,58 @@
+package io.leasehold.proxy.admin;
+
+import io.leasehold.routing.watch.RoutingTable;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The proxy's readiness rules in one place: not ready while draining, before the routing
+ * snapshot has loaded, when the snapshot has been stale (etcd watch broken) longer than the
+ * configured bound, or when no backend broker is reachable. Live as long as the process runs:
+ * every one of these conditions heals without a restart.
+ */
+public final class RoutingHealthProbe implements HealthProbe {
+
+    private final RoutingTable routes;
+    private final Duration staleRoutesUnreadyAfter;
+    private final BooleanSupplier anyBackendReachable;
+    private final BooleanSupplier draining;
+
+    /**
+     * @param staleRoutesUnreadyAfter {@code routing.staleRoutesUnreadyAfter}
+     * @param anyBackendReachable     true when at least one backend broker accepts connections
+     * @param draining                true once shutdown has begun
+     */
+    public RoutingHealthProbe(RoutingTable routes, Duration staleRoutesUnreadyAfter,
+                              BooleanSupplier anyBackendReachable, BooleanSupplier draining) {
+        this.routes = routes;
+        this.staleRoutesUnreadyAfter = staleRoutesUnreadyAfter;
+        this.anyBackendReachable = anyBackendReachable;
+        this.draining = draining;
+    }
+
+    @Override
+    public boolean isLive() {
+        return true;
+    }
+
+    @Override
+    public Readiness readiness() {
+        if (draining.getAsBoolean()) {
+            return Readiness.notReady("draining: shutting down, finishing in-flight requests");
+        }
+        if (!routes.isLoaded()) {
+            return Readiness.notReady("routing snapshot not loaded from etcd yet");
+        }
+        Duration staleness = routes.staleness();
+        if (staleness.compareTo(staleRoutesUnreadyAfter) > 0) {
+            return Readiness.notReady("routing snapshot stale for " + staleness.toMillis()
+                    + "ms (etcd watch broken; bound routing.staleRoutesUnreadyAfter=" + staleRoutesUnreadyAfter.toMillis()
+                    + "ms)");
+        }
+        if (!anyBackendReachable.getAsBoolean()) {
+            return Readiness.notReady("no backend broker reachable");
+        }
+        return Readiness.ok();
+    }
+}

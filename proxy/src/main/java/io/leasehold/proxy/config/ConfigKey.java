@@ -1,0 +1,26 @@
+package io.leasehold.proxy.config;
+
+import java.util.Locale;
+
+/**
+ * One configuration key: a section and a camelCase name, e.g. {@code listener.advertisedHost},
+ * whose environment override is {@code LEASEHOLD_LISTENER_ADVERTISED_HOST}.
+ */
+record ConfigKey(String section, String name) {
+
+    static final String ENV_PREFIX = "LEASEHOLD_";
+
+    /** The dotted path used in YAML documentation and error messages. */
+    String path() {
+        return section + "." + name;
+    }
+
+    /** The environment variable that overrides this key. */
+    String envName() {
+        return ENV_PREFIX + upperSnake(section) + "_" + upperSnake(name);
+    }
+
+    private static String upperSnake(String camel) {
+        return camel.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,29 @@
+package io.leasehold.proxy.config;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The complete set of keys the proxy understands; anything else in a config file is an error. */
+final class ConfigKeys {
+
+    static final Map<String, List<String>> SECTIONS = sections();
+
+    private ConfigKeys() {
+    }
+
+    private static Map<String, List<String>> sections() {
+        Map<String, List<String>> sections = new LinkedHashMap<>();
+        sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort"));
+        sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
+                "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
+        sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout"));
+        sections.put("admin", List.of("host", "port"));
+        sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection"));
+        sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
+                "staleRoutesUnreadyAfter"));
+        sections.put("shutdown", List.of("drainTimeout"));
+        return Collections.unmodifiableMap(sections);
+    }
+}

@@ -1,0 +1,199 @@
+package io.leasehold.proxy.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns the proxy's YAML config file plus {@code LEASEHOLD_*} environment overrides into a
+ * validated {@link ProxyConfig}. Unknown keys, wrong types, missing required keys and bad values
+ * are all collected and reported together, each naming the source and the key path.
+ *
+ * <p>The optional {@code etcd.*File} keys point at mounted secret files; the loader checks
+ * their form and combinations, {@link EtcdClientFactory} reads them when connecting.
+ *
+ * <p>Required keys (no safe default exists): {@code listener.advertisedHost},
+ * {@code etcd.endpoints}, {@code backends.bootstrap}. Everything else has a default; see
+ * {@code docs/configuration.md}.
+ */
+public final class ConfigLoader {
+
+    private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Map<String, String> environment;
+    private final YAMLMapper yaml;
+
+    /**
+     * @param environment variables that may override file values, usually {@code System.getenv()}
+     */
+    public ConfigLoader(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+        this.yaml = YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    }
+
+    /** Reads, overrides and validates the config file at {@code file}. */
+    public ProxyConfig load(Path file) throws ConfigException {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException(List.of(file + ": cannot read the config file: " + e));
+        }
+        return parse(text, file.toString());
+    }
+
+    /**
+     * Parses and validates YAML text; {@code sourceName} names it in error messages.
+     */
+    public ProxyConfig parse(String yamlText, String sourceName) throws ConfigException {
+        ObjectNode root = readTree(yamlText, sourceName);
+        List<String> problems = new ArrayList<>();
+        checkKnownKeys(root, sourceName, problems);
+        ProxyConfig config = build(new ConfigReader(root, environment, sourceName, problems));
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return config;
+    }
+
+    private ObjectNode readTree(String yamlText, String sourceName) throws ConfigException {
+        JsonNode tree;
+        try {
+            tree = yaml.readTree(yamlText);
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            throw new ConfigException(List.of(sourceName + ": not valid YAML" + where + ": " + e.getOriginalMessage()));
+        }
+        if (tree == null || tree.isMissingNode() || tree.isNull()) {
+            return JsonNodeFactory.instance.objectNode();
+        }
+        if (!tree.isObject()) {
+            throw new ConfigException(List.of(sourceName + ": expected a mapping of sections ("
+                    + String.join(", ", ConfigKeys.SECTIONS.keySet()) + ") at the top level, got "
+                    + ConfigReader.describe(tree)));
+        }
+        return (ObjectNode) tree;
+    }
+
+    private static void checkKnownKeys(ObjectNode root, String sourceName, List<String> problems) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> section = it.next();
+            List<String> known = ConfigKeys.SECTIONS.get(section.getKey());
+            if (known == null) {
+                problems.add(sourceName + ": " + section.getKey() + ": unknown section (known sections: "
+                        + String.join(", ", ConfigKeys.SECTIONS.keySet()) + ")");
+                continue;
+            }
+            JsonNode body = section.getValue();
+            if (body.isNull()) {
+                continue;
+            }
+            if (!body.isObject()) {
+                problems.add(sourceName + ": " + section.getKey() + ": expected a mapping of keys ("
+                        + String.join(", ", known) + "), got " + ConfigReader.describe(body));
+                continue;
+            }
+            for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+                String name = names.next();
+                if (!known.contains(name)) {
+                    problems.add(sourceName + ": " + section.getKey() + "." + name + ": unknown key (known keys in "
+                            + section.getKey() + ": " + String.join(", ", known) + ")");
+                }
+            }
+        }
+    }
+
+    private static ProxyConfig build(ConfigReader in) {
+        ProxyConfig.Listener listener = listener(in);
+        ProxyConfig.Admin admin = new ProxyConfig.Admin(
+                in.host(key("admin", "host"), "0.0.0.0"),
+                in.port(key("admin", "port"), 9094, 0));
+        if (admin.port() != 0 && admin.port() == listener.port()) {
+            in.problem(key("admin", "port"), "must differ from listener.port (both are " + admin.port() + ")");
+        }
+        ProxyConfig.Etcd etcd = etcd(in);
+        ProxyConfig.Backends backends = new ProxyConfig.Backends(
+                in.hostPorts(key("backends", "bootstrap"), null),
+                in.duration(key("backends", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
+                in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)));
+        ProxyConfig.Limits limits = new ProxyConfig.Limits(
+                in.positiveInt(key("limits", "maxFrameBytes"), 104_857_600),
+                in.positiveInt(key("limits", "maxConnections"), 10_000),
+                in.duration(key("limits", "idleTimeout"), Duration.ofMinutes(10)),
+                in.positiveInt(key("limits", "maxInFlightPerConnection"), 64));
+        ProxyConfig.Routing routing = routing(in);
+        ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
+                in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
+        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown);
+    }
+
+    private static ProxyConfig.Listener listener(ConfigReader in) {
+        String host = in.host(key("listener", "host"), "0.0.0.0");
+        int port = in.port(key("listener", "port"), 9092, 0);
+        String advertisedHost = in.host(key("listener", "advertisedHost"), null);
+        ConfigKey advertisedPortKey = key("listener", "advertisedPort");
+        int advertisedPort = in.port(advertisedPortKey, port, 0);
+        if (advertisedPort == 0 && port != 0) {
+            in.problem(advertisedPortKey, "0 (advertise the bound port) is only allowed with listener.port: 0");
+        }
+        return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort);
+    }
+
+    private static ProxyConfig.Etcd etcd(ConfigReader in) {
+        ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(
+                in.etcdEndpoints(key("etcd", "endpoints"), null),
+                in.etcdPrefix(key("etcd", "prefix"), "/kafscale"),
+                in.duration(key("etcd", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
+                in.optionalFile(key("etcd", "usernameFile")),
+                in.optionalFile(key("etcd", "passwordFile")),
+                in.optionalFile(key("etcd", "tlsCaFile")),
+                in.optionalFile(key("etcd", "tlsCertFile")),
+                in.optionalFile(key("etcd", "tlsKeyFile")));
+        if ((etcd.usernameFile() == null) != (etcd.passwordFile() == null)) {
+            in.problem(key("etcd", etcd.usernameFile() == null ? "usernameFile" : "passwordFile"),
+                    "etcd.usernameFile and etcd.passwordFile must be set together");
+        }
+        if ((etcd.tlsCertFile() == null) != (etcd.tlsKeyFile() == null)) {
+            in.problem(key("etcd", etcd.tlsCertFile() == null ? "tlsCertFile" : "tlsKeyFile"),
+                    "etcd.tlsCertFile and etcd.tlsKeyFile (client certificate) must be set together");
+        }
+        boolean tls = etcd.tlsCaFile() != null || etcd.tlsCertFile() != null;
+        boolean plainEndpoint = etcd.endpoints().stream().anyMatch(url -> url.startsWith("http://"));
+        if (tls && plainEndpoint) {
+            in.problem(key("etcd", "endpoints"), "TLS files are set, so every endpoint must use https://");
+        }
+        return etcd;
+    }
+
+    private static ProxyConfig.Routing routing(ConfigReader in) {
+        ConfigKey initialKey = key("routing", "retryInitialBackoff");
+        Duration initial = in.duration(initialKey, Duration.ofMillis(20));
+        Duration max = in.duration(key("routing", "retryMaxBackoff"), Duration.ofMillis(500));
+        if (initial.compareTo(max) > 0) {
+            in.problem(initialKey, "must not exceed routing.retryMaxBackoff (" + initial.toMillis() + "ms > "
+                    + max.toMillis() + "ms)");
+        }
+        return new ProxyConfig.Routing(
+                in.duration(key("routing", "metadataMaxAge"), Duration.ofSeconds(2)),
+                initial, max,
+                in.duration(key("routing", "staleRoutesUnreadyAfter"), Duration.ofSeconds(30)));
+    }
+
+    private static ConfigKey key(String section, String name) {
+        return new ConfigKey(section, name);
+    }
+}

@@ -1,0 +1,314 @@
+package io.leasehold.proxy.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads typed values out of a parsed config tree, letting {@code LEASEHOLD_*} environment
+ * variables override file values. Never stops at the first bad value: each problem is recorded
+ * and a fallback returned, so one run reports everything that is wrong.
+ */
+final class ConfigReader {
+
+    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+
+    private final ObjectNode root;
+    private final Map<String, String> environment;
+    private final String sourceName;
+    private final List<String> problems;
+
+    ConfigReader(ObjectNode root, Map<String, String> environment, String sourceName, List<String> problems) {
+        this.root = root;
+        this.environment = environment;
+        this.sourceName = sourceName;
+        this.problems = problems;
+    }
+
+    /** A raw value and where it came from: exactly one of {@code node} and {@code envText} is set. */
+    private record Raw(ConfigKey key, JsonNode node, String envText) {
+        boolean fromEnvironment() {
+            return envText != null;
+        }
+    }
+
+    /** A scalar value did not fit: says what was expected. */
+    private static final class Unfit extends Exception {
+        Unfit(String expected) {
+            super(expected, null, false, false);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Conversion<T> {
+        T apply(String text) throws Unfit;
+    }
+
+    String host(ConfigKey key, String fallback) {
+        return scalar(key, fallback, "a host name or IP address", false, this::hostText);
+    }
+
+    /** A port; {@code min} is 0 where "any free port" makes sense, else 1. */
+    int port(ConfigKey key, int fallback, int min) {
+        String expected = min == 0 ? "an integer 0..65535 (0 picks a free port)" : "an integer 1..65535";
+        return scalar(key, fallback, expected, true, text -> intInRange(text, min, 65535, expected));
+    }
+
+    int positiveInt(ConfigKey key, int fallback) {
+        String expected = "an integer 1.." + Integer.MAX_VALUE;
+        return scalar(key, fallback, expected, true, text -> intInRange(text, 1, Integer.MAX_VALUE, expected));
+    }
+
+    Duration duration(ConfigKey key, Duration fallback) {
+        return scalar(key, fallback, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText);
+    }
+
+    /** An optional absolute file path; {@code null} when not set. */
+    Path optionalFile(ConfigKey key) {
+        return scalar(key, null, "an absolute file path", false, text -> {
+            Path path;
+            try {
+                path = Path.of(text);
+            } catch (InvalidPathException e) {
+                throw new Unfit("an absolute file path");
+            }
+            if (!path.isAbsolute()) {
+                throw new Unfit("an absolute file path");
+            }
+            return path;
+        }, true);
+    }
+
+    String etcdPrefix(ConfigKey key, String fallback) {
+        return scalar(key, fallback, "a key prefix starting with '/', e.g. /kafscale", false, text -> {
+            if (!text.startsWith("/") || text.length() < 2 || text.endsWith("/")
+                    || text.chars().anyMatch(Character::isWhitespace)) {
+                throw new Unfit("a key prefix starting with '/' and not ending with '/', e.g. /kafscale");
+            }
+            return text;
+        });
+    }
+
+    List<String> etcdEndpoints(ConfigKey key, List<String> fallback) {
+        return list(key, fallback, "a non-empty list of etcd URLs like http://127.0.0.1:2379",
+                this::endpointText);
+    }
+
+    List<HostPort> hostPorts(ConfigKey key, List<HostPort> fallback) {
+        return list(key, fallback, "a non-empty list of host:port addresses", text -> {
+            try {
+                return HostPort.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new Unfit("host:port (or [ipv6]:port) with port 1..65535");
+            }
+        });
+    }
+
+    /** Records a problem that involves several keys (a cross-field rule). */
+    void problem(ConfigKey key, String message) {
+        problems.add(location(key, "", false) + ": " + message);
+    }
+
+    private <T> T scalar(ConfigKey key, T fallback, String expected, boolean integer, Conversion<T> conversion) {
+        return scalar(key, fallback, expected, integer, conversion, false);
+    }
+
+    /** A scalar value; a {@code null} fallback marks the key required unless {@code optional}. */
+    private <T> T scalar(ConfigKey key, T fallback, String expected, boolean integer, Conversion<T> conversion,
+                         boolean optional) {
+        Optional<Raw> raw = raw(key);
+        if (raw.isEmpty()) {
+            return optional ? fallback : requireFallback(key, fallback, expected);
+        }
+        Raw value = raw.get();
+        String text;
+        if (value.fromEnvironment()) {
+            text = value.envText().strip();
+        } else if (integer ? value.node().isIntegralNumber() : value.node().isValueNode() && !value.node().isNull()
+                && !value.node().isBoolean()) {
+            text = value.node().asText();
+        } else {
+            report(value, expected);
+            return fallback;
+        }
+        try {
+            return conversion.apply(text);
+        } catch (Unfit unfit) {
+            report(value, unfit.getMessage());
+            return fallback;
+        }
+    }
+
+    /** A list value; a {@code null} fallback marks the key required, and an empty list stands in when it fails. */
+    private <T> List<T> list(ConfigKey key, List<T> fallback, String expected, Conversion<T> element) {
+        List<T> value = listOrFallback(key, fallback, expected, element);
+        return value == null ? List.of() : value;
+    }
+
+    private <T> List<T> listOrFallback(ConfigKey key, List<T> fallback, String expected, Conversion<T> element) {
+        Optional<Raw> raw = raw(key);
+        if (raw.isEmpty()) {
+            return requireFallback(key, fallback, expected);
+        }
+        Raw value = raw.get();
+        List<String> texts = new ArrayList<>();
+        if (value.fromEnvironment()) {
+            for (String part : value.envText().split(",", -1)) {
+                if (!part.isBlank()) {
+                    texts.add(part.strip());
+                }
+            }
+        } else if (value.node().isArray()) {
+            for (int i = 0; i < value.node().size(); i++) {
+                JsonNode item = value.node().get(i);
+                if (!item.isTextual()) {
+                    report(value, "[" + i + "]", "a string", describe(item));
+                    return fallback;
+                }
+                texts.add(item.asText().strip());
+            }
+        } else {
+            report(value, expected);
+            return fallback;
+        }
+        if (texts.isEmpty()) {
+            report(value, expected);
+            return fallback;
+        }
+        List<T> result = new ArrayList<>();
+        boolean bad = false;
+        for (int i = 0; i < texts.size(); i++) {
+            try {
+                result.add(element.apply(texts.get(i)));
+            } catch (Unfit unfit) {
+                report(value, "[" + i + "]", unfit.getMessage(), quote(texts.get(i)));
+                bad = true;
+            }
+        }
+        return bad ? fallback : List.copyOf(result);
+    }
+
+    private <T> T requireFallback(ConfigKey key, T fallback, String expected) {
+        if (fallback == null) {
+            problems.add(sourceName + ": " + key.path() + ": required key is missing (expected " + expected
+                    + "; or set " + key.envName() + ")");
+        }
+        return fallback;
+    }
+
+    private Optional<Raw> raw(ConfigKey key) {
+        String env = environment.get(key.envName());
+        if (env != null) {
+            return Optional.of(new Raw(key, null, env));
+        }
+        JsonNode section = root.get(key.section());
+        if (section == null || !section.isObject()) {
+            return Optional.empty();
+        }
+        JsonNode node = section.get(key.name());
+        return Optional.ofNullable(node).map(n -> new Raw(key, n, null));
+    }
+
+    private void report(Raw value, String expected) {
+        String got = value.fromEnvironment() ? quote(value.envText()) : describe(value.node());
+        report(value, "", expected, got);
+    }
+
+    private void report(Raw value, String suffix, String expected, String got) {
+        problems.add(location(value.key(), suffix, value.fromEnvironment()) + ": expected " + expected
+                + ", got " + got);
+    }
+
+    private String location(ConfigKey key, String suffix, boolean fromEnvironment) {
+        String where = sourceName + ": " + key.path() + suffix;
+        return fromEnvironment ? where + " (from environment variable " + key.envName() + ")" : where;
+    }
+
+    private String hostText(String text) throws Unfit {
+        if (text.isEmpty() || text.chars().anyMatch(c -> Character.isWhitespace(c) || c == '/')
+                || text.contains("://")) {
+            throw new Unfit("a host name or IP address (no scheme, port or spaces)");
+        }
+        return text;
+    }
+
+    private static int intInRange(String text, int min, int max, String expected) throws Unfit {
+        long value;
+        try {
+            value = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new Unfit(expected);
+        }
+        if (value < min || value > max) {
+            throw new Unfit(expected);
+        }
+        return (int) value;
+    }
+
+    private Duration durationText(String text) throws Unfit {
+        Matcher matcher = DURATION.matcher(text);
+        if (!matcher.matches()) {
+            throw new Unfit("a positive duration like 250ms, 5s, 10m or 1h");
+        }
+        long amount = Long.parseLong(matcher.group(1));
+        Function<Long, Duration> unit = switch (matcher.group(2)) {
+            case "ms" -> Duration::ofMillis;
+            case "s" -> Duration::ofSeconds;
+            case "m" -> Duration::ofMinutes;
+            default -> Duration::ofHours;
+        };
+        if (amount == 0) {
+            throw new Unfit("a positive duration like 250ms, 5s, 10m or 1h (zero is not allowed)");
+        }
+        return unit.apply(amount);
+    }
+
+    private String endpointText(String text) throws Unfit {
+        String expected = "an etcd URL like http://127.0.0.1:2379";
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw new Unfit(expected);
+        }
+        boolean scheme = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
+        boolean path = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/");
+        if (!scheme || uri.getHost() == null || uri.getPort() < 1 || uri.getPort() > 65535 || !path
+                || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+            throw new Unfit(expected + " (http or https, host and port, nothing else)");
+        }
+        return text;
+    }
+
+    static String describe(JsonNode node) {
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            return "null";
+        }
+        if (node.isTextual()) {
+            return quote(node.asText());
+        }
+        if (node.isObject()) {
+            return "a mapping";
+        }
+        if (node.isArray()) {
+            return node.isEmpty() ? "an empty list" : "a list";
+        }
+        return node.asText();
+    }
+
+    private static String quote(String text) {
+        return "\"" + text + "\"";
+    }
+}

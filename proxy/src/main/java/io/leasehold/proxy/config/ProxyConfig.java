@@ -1,0 +1,58 @@
+package io.leasehold.proxy.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The proxy's validated configuration, as read by {@link ConfigLoader}. Every value here has
+ * already been checked: ports are in range, durations positive, lists non-empty.
+ *
+ * <p>{@code listener.port} and {@code admin.port} may be {@code 0}, meaning "bind any free port"
+ * (tests use this; the proxy prints the bound port in its {@code READY} line). An
+ * {@code advertisedPort} of {@code 0} is only possible together with {@code listener.port: 0}
+ * and means "advertise the port actually bound".
+ */
+public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
+                          Limits limits, Routing routing, Shutdown shutdown) {
+
+    /** Where clients connect, and the single address the proxy tier advertises to them. */
+    public record Listener(String host, int port, String advertisedHost, int advertisedPort) {}
+
+    /**
+     * The etcd cluster holding the ownership keys; {@code prefix} is the key-layout prefix.
+     * Credentials and TLS material are files (mounted from a Kubernetes Secret), never inline
+     * values: {@code null} paths mean "not used". {@link EtcdClientFactory} turns this into a client.
+     */
+    public record Etcd(List<String> endpoints, String prefix, Duration connectTimeout,
+                       Path usernameFile, Path passwordFile, Path tlsCaFile, Path tlsCertFile, Path tlsKeyFile) {
+        public Etcd {
+            endpoints = List.copyOf(endpoints);
+        }
+
+        /** Plain-text etcd without authentication. */
+        public Etcd(List<String> endpoints, String prefix, Duration connectTimeout) {
+            this(endpoints, prefix, connectTimeout, null, null, null, null, null);
+        }
+    }
+
+    /** Static brokers used until etcd registrations say more, and timeouts towards brokers. */
+    public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout) {
+        public Backends {
+            bootstrap = List.copyOf(bootstrap);
+        }
+    }
+
+    /** The admin HTTP endpoint: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /routes}. */
+    public record Admin(String host, int port) {}
+
+    /** Resource limits protecting the proxy from single clients. */
+    public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection) {}
+
+    /** Routing behaviour: metadata cache age, retry backoff bounds, readiness bound on stale routes. */
+    public record Routing(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
+                          Duration staleRoutesUnreadyAfter) {}
+
+    /** Graceful shutdown: how long in-flight requests may take after SIGTERM. */
+    public record Shutdown(Duration drainTimeout) {}
+}

@@ -1,0 +1,158 @@
+package io.leasehold.proxy.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class AdminServerTest {
+
+    private final FixedRoutingTable routes = new FixedRoutingTable();
+    private final AtomicBoolean backendReachable = new AtomicBoolean(true);
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HealthProbe health =
+            new RoutingHealthProbe(routes, Duration.ofSeconds(30), backendReachable::get, () -> false);
+    private AdminServer server;
+
+    @BeforeEach
+    void startServer() throws InterruptedException {
+        server = new AdminServer("127.0.0.1", 0, health, routes, registry);
+        server.start();
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.close();
+    }
+
+    @Test
+    void healthzAnswersWhileTheProcessIsLive() throws Exception {
+        HttpResponse<String> response = get("/healthz");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("live\n");
+    }
+
+    @Test
+    void readyzIs503WithTheReasonUntilRoutesLoadAndABackendIsReachable() throws Exception {
+        HttpResponse<String> beforeLoad = get("/readyz");
+        assertThat(beforeLoad.statusCode()).isEqualTo(503);
+        assertThat(beforeLoad.body()).isEqualTo("not ready: routing snapshot not loaded from etcd yet\n");
+
+        routes.loaded(RoutingSnapshot.empty());
+        backendReachable.set(false);
+        HttpResponse<String> noBackend = get("/readyz");
+        assertThat(noBackend.statusCode()).isEqualTo(503);
+        assertThat(noBackend.body()).contains("no backend broker reachable");
+
+        backendReachable.set(true);
+        HttpResponse<String> ready = get("/readyz");
+        assertThat(ready.statusCode()).isEqualTo(200);
+        assertThat(ready.body()).isEqualTo("ready\n");
+    }
+
+    @Test
+    void metricsServesPrometheusTextIncludingProxyMeters() throws Exception {
+        ProxyMetrics metrics = new ProxyMetrics(registry);
+        metrics.bindRoutingTable(routes);
+        metrics.requestCompleted(ApiKeys.PRODUCE, 2_000_000, false);
+        metrics.notLeaderRejection();
+
+        HttpResponse<String> response = get("/metrics");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("content-type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+        assertThat(response.body())
+                .contains("# TYPE leasehold_requests_seconds histogram")
+                .contains("leasehold_requests_seconds_count{api=\"Produce\",outcome=\"ok\"} 1")
+                .contains("leasehold_backend_rejections_total{error=\"not_leader_or_follower\"} 1.0")
+                .contains("leasehold_routing_snapshot_loaded 0.0");
+    }
+
+    @Test
+    void routesDumpsTheCurrentSnapshotAsJson() throws Exception {
+        routes.loaded(RoutingSnapshot.builder()
+                .broker(new BrokerAddress(2, "10.0.0.2", 19092, "zone-b"))
+                .broker(new BrokerAddress(1, "10.0.0.1", 19092, null))
+                .partition("orders", 1, new Ownership(2, 31))
+                .partition("orders", 0, new Ownership(1, 30))
+                .group("billing", new Ownership(2, 40))
+                .revision(77)
+                .build()).stale(Duration.ofMillis(1200));
+
+        HttpResponse<String> response = get("/routes");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
+        JsonNode json = new ObjectMapper().readTree(response.body());
+        assertThat(json.get("loaded").asBoolean()).isTrue();
+        assertThat(json.get("revision").asLong()).isEqualTo(77);
+        assertThat(json.get("stalenessMillis").asLong()).isEqualTo(1200);
+        assertThat(json.get("partitionCount").asInt()).isEqualTo(2);
+        assertThat(json.get("brokers")).hasSize(2);
+        assertThat(json.get("brokers").get(0).get("id").asInt()).isEqualTo(1);
+        assertThat(json.get("brokers").get(0).get("rack").isNull()).isTrue();
+        assertThat(json.get("brokers").get(1).get("rack").asText()).isEqualTo("zone-b");
+        assertThat(json.get("partitions").get(0).toString())
+                .isEqualTo("{\"topic\":\"orders\",\"partition\":0,\"brokerId\":1,\"epoch\":30}");
+        assertThat(json.get("partitions").get(1).get("brokerId").asInt()).isEqualTo(2);
+        assertThat(json.get("groups").get(0).toString())
+                .isEqualTo("{\"group\":\"billing\",\"brokerId\":2,\"epoch\":40}");
+    }
+
+    @Test
+    void unknownPathsAndMethodsGetClearErrors() throws Exception {
+        HttpResponse<String> unknown = get("/nope?x=1");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("unknown path /nope");
+
+        HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri("/readyz"))
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(post.statusCode()).isEqualTo(405);
+        assertThat(post.headers().firstValue("allow")).hasValue("GET, HEAD");
+    }
+
+    @Test
+    void servesManyRequestsOverKeptAliveConnections() throws Exception {
+        routes.loaded(RoutingSnapshot.empty());
+        for (int i = 0; i < 20; i++) {
+            assertThat(get(i % 2 == 0 ? "/readyz" : "/healthz").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void portInUseFailsStartWithTheAddress() {
+        AdminServer second = new AdminServer("127.0.0.1", server.port(), health, routes, registry);
+
+        assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("127.0.0.1:" + server.port());
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.port() + path);
+    }
+}

@@ -1,0 +1,99 @@
+package io.leasehold.proxy.admin;
+
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProxyMetricsTest {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ProxyMetrics metrics = new ProxyMetrics(registry);
+
+    @Test
+    void requestsAreCountedAndTimedPerApiKeyAndOutcome() {
+        metrics.requestCompleted(ApiKeys.PRODUCE, Duration.ofMillis(3).toNanos(), false);
+        metrics.requestCompleted(ApiKeys.PRODUCE, Duration.ofMillis(5).toNanos(), false);
+        metrics.requestCompleted(ApiKeys.PRODUCE, Duration.ofMillis(7).toNanos(), true);
+        metrics.requestCompleted(ApiKeys.FETCH, Duration.ofMillis(500).toNanos(), false);
+
+        String scrape = registry.scrape();
+
+        assertThat(scrape)
+                .contains("leasehold_requests_seconds_count{api=\"Produce\",outcome=\"ok\"} 2")
+                .contains("leasehold_requests_seconds_count{api=\"Produce\",outcome=\"error\"} 1")
+                .contains("leasehold_requests_seconds_count{api=\"Fetch\",outcome=\"ok\"} 1")
+                .containsPattern("leasehold_requests_seconds_bucket\\{api=\"Fetch\",outcome=\"ok\",le=\"[0-9.]+\"} 1");
+        assertThat(registry.get("leasehold.requests").tag("api", "Produce").tag("outcome", "ok").timer()
+                .totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(8.0);
+    }
+
+    @Test
+    void retriesRejectionsAndRefusalsAreCounted() {
+        metrics.retried(ApiKeys.PRODUCE);
+        metrics.retried(ApiKeys.PRODUCE);
+        metrics.notLeaderRejection();
+        metrics.notCoordinatorRejection();
+        metrics.notCoordinatorRejection();
+        metrics.frameRejected("oversized");
+        metrics.frameRejected("malformed");
+        metrics.frameRejected("oversized");
+        metrics.connectionRefused("max_connections");
+        metrics.idleConnectionClosed();
+
+        String scrape = registry.scrape();
+
+        assertThat(scrape)
+                .contains("leasehold_requests_retries_total{api=\"Produce\"} 2.0")
+                .contains("leasehold_backend_rejections_total{error=\"not_leader_or_follower\"} 1.0")
+                .contains("leasehold_backend_rejections_total{error=\"not_coordinator\"} 2.0")
+                .contains("leasehold_frames_rejected_total{reason=\"oversized\"} 2.0")
+                .contains("leasehold_frames_rejected_total{reason=\"malformed\"} 1.0")
+                .contains("leasehold_client_connections_refused_total{reason=\"max_connections\"} 1.0")
+                .contains("leasehold_client_connections_idle_closed_total 1.0");
+    }
+
+    @Test
+    void connectionGaugesFollowOpensAndCloses() {
+        metrics.clientConnectionOpened();
+        metrics.clientConnectionOpened();
+        metrics.clientConnectionClosed();
+        metrics.backendConnectionOpened();
+
+        assertThat(registry.get("leasehold.client.connections").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("leasehold.client.connections.accepted").counter().count()).isEqualTo(2.0);
+        assertThat(registry.get("leasehold.backend.connections").gauge().value()).isEqualTo(1.0);
+
+        metrics.backendConnectionClosed();
+        assertThat(registry.get("leasehold.backend.connections").gauge().value()).isZero();
+    }
+
+    @Test
+    void routingGaugesReadTheCurrentSnapshotAtScrapeTime() {
+        FixedRoutingTable routes = new FixedRoutingTable();
+        metrics.bindRoutingTable(routes);
+        assertThat(registry.get("leasehold.routing.snapshot.loaded").gauge().value()).isZero();
+
+        routes.loaded(RoutingSnapshot.builder()
+                .broker(new BrokerAddress(1, "127.0.0.1", 19092, null))
+                .partition("orders", 0, new Ownership(1, 10))
+                .partition("orders", 1, new Ownership(1, 11))
+                .group("billing", new Ownership(1, 12))
+                .revision(42)
+                .build()).stale(Duration.ofMillis(1500));
+
+        assertThat(registry.get("leasehold.routing.snapshot.loaded").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("leasehold.routing.snapshot.partitions").gauge().value()).isEqualTo(2.0);
+        assertThat(registry.get("leasehold.routing.snapshot.groups").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("leasehold.routing.snapshot.brokers").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("leasehold.routing.snapshot.revision").gauge().value()).isEqualTo(42.0);
+        assertThat(registry.scrape()).contains("leasehold_routing_snapshot_staleness_seconds 1.5");
+    }
+}

@@ -1,0 +1,56 @@
+package io.leasehold.proxy.admin;
+
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RoutingHealthProbeTest {
+
+    private final FixedRoutingTable routes = new FixedRoutingTable();
+    private final AtomicBoolean backendReachable = new AtomicBoolean(true);
+    private final AtomicBoolean draining = new AtomicBoolean(false);
+    private final RoutingHealthProbe probe = new RoutingHealthProbe(routes, Duration.ofSeconds(30),
+            backendReachable::get, draining::get);
+
+    @Test
+    void notReadyUntilTheSnapshotIsLoaded() {
+        assertThat(probe.readiness()).isEqualTo(Readiness.notReady("routing snapshot not loaded from etcd yet"));
+
+        routes.loaded(RoutingSnapshot.empty());
+
+        assertThat(probe.readiness()).isEqualTo(Readiness.ok());
+    }
+
+    @Test
+    void turnsUnreadyOnlyWhenStalePastTheBound() {
+        routes.loaded(RoutingSnapshot.empty()).stale(Duration.ofSeconds(30));
+        assertThat(probe.readiness().ready()).isTrue();
+
+        routes.stale(Duration.ofSeconds(31));
+
+        assertThat(probe.readiness()).isEqualTo(Readiness.notReady("routing snapshot stale for 31000ms (etcd watch "
+                + "broken; bound routing.staleRoutesUnreadyAfter=30000ms)"));
+    }
+
+    @Test
+    void notReadyWithoutAReachableBackend() {
+        routes.loaded(RoutingSnapshot.empty());
+        backendReachable.set(false);
+
+        assertThat(probe.readiness()).isEqualTo(Readiness.notReady("no backend broker reachable"));
+    }
+
+    @Test
+    void drainingWinsOverEverythingButStaysLive() {
+        routes.loaded(RoutingSnapshot.empty());
+        draining.set(true);
+
+        assertThat(probe.readiness().ready()).isFalse();
+        assertThat(probe.readiness().reason()).startsWith("draining");
+        assertThat(probe.isLive()).isTrue();
+    }
+}

@@ -1,0 +1,295 @@
+package io.leasehold.proxy.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+class ConfigLoaderTest {
+
+    private static final String MINIMAL = """
+            listener: { advertisedHost: kafka.example.com }
+            etcd: { endpoints: ["http://127.0.0.1:2379"] }
+            backends: { bootstrap: ["127.0.0.1:19092"] }
+            """;
+
+    private final ConfigLoader loader = new ConfigLoader(Map.of());
+
+    @Test
+    void minimalConfigGetsDocumentedDefaults() throws ConfigException {
+        ProxyConfig config = loader.parse(MINIMAL, "config.yaml");
+
+        assertThat(config.listener()).isEqualTo(new ProxyConfig.Listener("0.0.0.0", 9092, "kafka.example.com", 9092));
+        assertThat(config.etcd()).isEqualTo(new ProxyConfig.Etcd(List.of("http://127.0.0.1:2379"), "/kafscale",
+                Duration.ofSeconds(5)));
+        assertThat(config.backends()).isEqualTo(new ProxyConfig.Backends(List.of(new HostPort("127.0.0.1", 19092)),
+                Duration.ofSeconds(5), Duration.ofSeconds(30)));
+        assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094));
+        assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(104_857_600, 10_000, Duration.ofMinutes(10), 64));
+        assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
+                Duration.ofMillis(500), Duration.ofSeconds(30)));
+        assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
+    }
+
+    @Test
+    void everyKeyOfTheContractIsRead() throws ConfigException {
+        ProxyConfig config = loader.parse("""
+                listener: { host: 127.0.0.1, port: 19000, advertisedHost: proxy.local, advertisedPort: 29000 }
+                etcd:     { endpoints: ["http://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
+                backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m }
+                admin:    { host: 127.0.0.1, port: 19001 }
+                limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5 }
+                routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s }
+                shutdown: { drainTimeout: 7s }
+                """, "full.yaml");
+
+        assertThat(config).isEqualTo(new ProxyConfig(
+                new ProxyConfig.Listener("127.0.0.1", 19000, "proxy.local", 29000),
+                new ProxyConfig.Etcd(List.of("http://10.0.0.1:2379", "https://10.0.0.2:2379"), "/other",
+                        Duration.ofMillis(250)),
+                new ProxyConfig.Backends(List.of(new HostPort("b1", 19092), new HostPort("::1", 19093)),
+                        Duration.ofSeconds(1), Duration.ofMinutes(1)),
+                new ProxyConfig.Admin("127.0.0.1", 19001),
+                new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5),
+                new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
+                        Duration.ofSeconds(45)),
+                new ProxyConfig.Shutdown(Duration.ofSeconds(7))));
+    }
+
+    @Test
+    void nonNumericPortIsReportedWithFileKeyPathAndValue() {
+        ConfigException error = parseFailure(MINIMAL + "admin: { port: abc }\n");
+
+        assertThat(error.problems()).containsExactly(
+                "config.yaml: admin.port: expected an integer 0..65535 (0 picks a free port), got \"abc\"");
+    }
+
+    @Test
+    void collectsEveryProblemInsteadOfStoppingAtTheFirst() {
+        ConfigException error = parseFailure("""
+                listener: { port: 70000, advertisedHost: "has space", colour: blue }
+                etcd: { endpoints: [], connectTimeout: 5 }
+                backends: { bootstrap: ["no-port", "host:0"], requestTimeout: 3 days }
+                limits: { maxFrameBytes: -1, idleTimeout: 0s }
+                extra: {}
+                """);
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort)",
+                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown)",
+                "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
+                "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
+                "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got an empty list",
+                "config.yaml: etcd.connectTimeout: expected a positive duration like 250ms, 5s, 10m or 1h, got 5",
+                "config.yaml: backends.bootstrap[0]: expected host:port (or [ipv6]:port) with port 1..65535, got \"no-port\"",
+                "config.yaml: backends.bootstrap[1]: expected host:port (or [ipv6]:port) with port 1..65535, got \"host:0\"",
+                "config.yaml: backends.requestTimeout: expected a positive duration like 250ms, 5s, 10m or 1h, got \"3 days\"",
+                "config.yaml: limits.maxFrameBytes: expected an integer 1..2147483647, got -1",
+                "config.yaml: limits.idleTimeout: expected a positive duration like 250ms, 5s, 10m or 1h (zero is not allowed), got \"0s\"");
+        assertThat(error.getMessage()).contains("listener.port").contains("limits.idleTimeout");
+    }
+
+    @Test
+    void missingRequiredKeysAreNamedWithTheirEnvironmentOverride() {
+        ConfigException error = parseFailure("listener: { port: 9092 }\n");
+
+        assertThat(error.problems()).hasSize(3);
+        assertThat(error.problems()).anySatisfy(p -> assertThat(p)
+                .startsWith("config.yaml: listener.advertisedHost: required key is missing")
+                .contains("LEASEHOLD_LISTENER_ADVERTISED_HOST"));
+        assertThat(error.problems()).anySatisfy(p -> assertThat(p)
+                .startsWith("config.yaml: etcd.endpoints: required key is missing").contains("LEASEHOLD_ETCD_ENDPOINTS"));
+        assertThat(error.problems()).anySatisfy(p -> assertThat(p)
+                .startsWith("config.yaml: backends.bootstrap: required key is missing")
+                .contains("LEASEHOLD_BACKENDS_BOOTSTRAP"));
+    }
+
+    @Test
+    void emptyDocumentOnlyLacksTheRequiredKeys() {
+        assertThat(parseFailure("").problems()).hasSize(3).allMatch(p -> p.contains("required key is missing"));
+    }
+
+    @Test
+    void wrongTypesAreRejected() {
+        ConfigException error = parseFailure("""
+                listener: { advertisedHost: [a, b], port: "9092" }
+                etcd: { endpoints: "http://127.0.0.1:2379" }
+                backends: { bootstrap: [19092] }
+                admin: 5
+                """);
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: listener.advertisedHost: expected a host name or IP address, got a list",
+                "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got \"9092\"",
+                "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got \"http://127.0.0.1:2379\"",
+                "config.yaml: backends.bootstrap[0]: expected a string, got 19092",
+                "config.yaml: admin: expected a mapping of keys (host, port), got 5");
+    }
+
+    @Test
+    void malformedEtcdEndpointsAreRejectedOneByOne() {
+        ConfigException error = parseFailure("""
+                listener: { advertisedHost: kafka }
+                etcd: { endpoints: ["127.0.0.1:2379", "ftp://h:1", "http://h:2379/v3", "http://ok:2379"] }
+                backends: { bootstrap: ["b:1"] }
+                """);
+
+        assertThat(error.problems()).hasSize(3)
+                .allMatch(p -> p.contains("expected an etcd URL like http://127.0.0.1:2379"));
+        assertThat(error.problems().get(0)).startsWith("config.yaml: etcd.endpoints[0]:").endsWith("got \"127.0.0.1:2379\"");
+        assertThat(error.problems().get(2)).startsWith("config.yaml: etcd.endpoints[2]:");
+    }
+
+    @Test
+    void crossKeyRulesAreChecked() {
+        ConfigException error = parseFailure(MINIMAL + """
+                admin: { port: 9092 }
+                routing: { retryInitialBackoff: 2s, retryMaxBackoff: 1s }
+                """);
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: admin.port: must differ from listener.port (both are 9092)",
+                "config.yaml: routing.retryInitialBackoff: must not exceed routing.retryMaxBackoff (2000ms > 1000ms)");
+    }
+
+    @Test
+    void etcdPrefixMustBeAnAbsoluteKeyPrefix() {
+        ConfigException error = parseFailure(MINIMAL.replace("etcd: {", "etcd: { prefix: kafscale/,"));
+
+        assertThat(error.problems()).containsExactly("config.yaml: etcd.prefix: expected a key prefix starting with "
+                + "'/' and not ending with '/', e.g. /kafscale, got \"kafscale/\"");
+    }
+
+    @Test
+    void etcdCredentialsAndTlsAreAbsoluteFilePaths() throws ConfigException {
+        ProxyConfig config = loader.parse("""
+                listener: { advertisedHost: kafka }
+                etcd:
+                  endpoints: ["https://etcd:2379"]
+                  usernameFile: /etc/leasehold/etcd/username
+                  passwordFile: /etc/leasehold/etcd/password
+                  tlsCaFile: /etc/leasehold/etcd/ca.crt
+                  tlsCertFile: /etc/leasehold/etcd/tls.crt
+                  tlsKeyFile: /etc/leasehold/etcd/tls.key
+                backends: { bootstrap: ["b:1"] }
+                """, "config.yaml");
+
+        assertThat(config.etcd().usernameFile()).isEqualTo(Path.of("/etc/leasehold/etcd/username"));
+        assertThat(config.etcd().tlsKeyFile()).isEqualTo(Path.of("/etc/leasehold/etcd/tls.key"));
+        assertThat(loader.parse(MINIMAL, "config.yaml").etcd().tlsCaFile()).isNull();
+    }
+
+    @Test
+    void etcdSecretFilesMustComeInWorkingCombinations() {
+        ConfigException error = parseFailure("""
+                listener: { advertisedHost: kafka }
+                etcd:
+                  endpoints: ["http://etcd:2379"]
+                  usernameFile: relative/username
+                  tlsCertFile: /tls.crt
+                backends: { bootstrap: ["b:1"] }
+                """);
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: etcd.usernameFile: expected an absolute file path, got \"relative/username\"",
+                "config.yaml: etcd.tlsKeyFile: etcd.tlsCertFile and etcd.tlsKeyFile (client certificate) must be set together",
+                "config.yaml: etcd.endpoints: TLS files are set, so every endpoint must use https://");
+        assertThat(parseFailure(MINIMAL.replace("etcd: {", "etcd: { passwordFile: /p,")).problems()).containsExactly(
+                "config.yaml: etcd.usernameFile: etcd.usernameFile and etcd.passwordFile must be set together");
+    }
+
+    @Test
+    void advertisedPortDefaultsToListenerPortAndZeroMeansBoundPort() throws ConfigException {
+        ProxyConfig ephemeral = loader.parse(MINIMAL.replace("listener: {", "listener: { port: 0,"), "config.yaml");
+        assertThat(ephemeral.listener().port()).isZero();
+        assertThat(ephemeral.listener().advertisedPort()).isZero();
+
+        ConfigException error = parseFailure(MINIMAL.replace("listener: {", "listener: { advertisedPort: 0,"));
+        assertThat(error.problems()).containsExactly("config.yaml: listener.advertisedPort: 0 (advertise the bound "
+                + "port) is only allowed with listener.port: 0");
+    }
+
+    @Test
+    void environmentOverridesFileValuesAndSuppliesRequiredKeys() throws ConfigException {
+        ConfigLoader withEnv = new ConfigLoader(Map.of(
+                "LEASEHOLD_LISTENER_ADVERTISED_HOST", "proxy.prod",
+                "LEASEHOLD_LISTENER_PORT", "19092",
+                "LEASEHOLD_ETCD_ENDPOINTS", "http://e1:2379, http://e2:2379",
+                "LEASEHOLD_BACKENDS_BOOTSTRAP", "b1:9092,b2:9092",
+                "LEASEHOLD_LIMITS_MAX_IN_FLIGHT_PER_CONNECTION", "8",
+                "LEASEHOLD_ROUTING_STALE_ROUTES_UNREADY_AFTER", "1m",
+                "LEASEHOLD_PROXY_SERVICE_HOST", "10.0.0.1"));
+
+        ProxyConfig config = withEnv.parse("listener: { advertisedHost: from-file, port: 1 }\n", "config.yaml");
+
+        assertThat(config.listener()).isEqualTo(new ProxyConfig.Listener("0.0.0.0", 19092, "proxy.prod", 19092));
+        assertThat(config.etcd().endpoints()).containsExactly("http://e1:2379", "http://e2:2379");
+        assertThat(config.backends().bootstrap()).containsExactly(new HostPort("b1", 9092), new HostPort("b2", 9092));
+        assertThat(config.limits().maxInFlightPerConnection()).isEqualTo(8);
+        assertThat(config.routing().staleRoutesUnreadyAfter()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void badEnvironmentValueNamesTheVariable() {
+        ConfigLoader withEnv = new ConfigLoader(Map.of("LEASEHOLD_ADMIN_PORT", "http", "LEASEHOLD_ETCD_ENDPOINTS", " , "));
+
+        ConfigException error = catchThrowableOfType(ConfigException.class,
+                () -> withEnv.parse(MINIMAL, "config.yaml"));
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: admin.port (from environment variable LEASEHOLD_ADMIN_PORT): expected an integer "
+                        + "0..65535 (0 picks a free port), got \"http\"",
+                "config.yaml: etcd.endpoints (from environment variable LEASEHOLD_ETCD_ENDPOINTS): expected a "
+                        + "non-empty list of etcd URLs like http://127.0.0.1:2379, got \" , \"");
+    }
+
+    @Test
+    void duplicateKeysAreRejected() {
+        ConfigException error = parseFailure(MINIMAL + "admin:\n  port: 1\n  port: 2\n");
+
+        assertThat(error.problems()).singleElement().asString()
+                .startsWith("config.yaml: not valid YAML at line").contains("Duplicate field 'port'");
+    }
+
+    @Test
+    void yamlSyntaxErrorsGiveTheLine() {
+        ConfigException error = parseFailure("listener:\n  port: [1, 2\nadmin: {}\n");
+
+        assertThat(error.problems()).singleElement().asString().startsWith("config.yaml: not valid YAML at line");
+    }
+
+    @Test
+    void topLevelMustBeAMapping() {
+        assertThat(parseFailure("- listener\n").problems()).containsExactly("config.yaml: expected a mapping of sections "
+                + "(listener, etcd, backends, admin, limits, routing, shutdown) at the top level, got a list");
+    }
+
+    @Test
+    void loadsAFileAndNamesItInErrors(@TempDir Path dir) throws Exception {
+        Path good = Files.writeString(dir.resolve("proxy.yaml"), MINIMAL);
+        assertThat(loader.load(good).listener().advertisedHost()).isEqualTo("kafka.example.com");
+
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), MINIMAL + "shutdown: { drainTimeout: soon }\n");
+        assertThatThrownBy(() -> loader.load(bad)).isInstanceOf(ConfigException.class)
+                .hasMessage(bad + ": shutdown.drainTimeout: expected a positive duration like 250ms, 5s, 10m or 1h, "
+                        + "got \"soon\"");
+
+        Path missing = dir.resolve("missing.yaml");
+        assertThatThrownBy(() -> loader.load(missing)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(missing + ": cannot read the config file");
+    }
+
+    private ConfigException parseFailure(String yaml) {
+        ConfigException error = catchThrowableOfType(ConfigException.class, () -> loader.parse(yaml, "config.yaml"));
+        assertThat(error).as("expected the config to be rejected").isNotNull();
+        return error;
+    }
+}

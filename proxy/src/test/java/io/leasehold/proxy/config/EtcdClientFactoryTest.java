@@ -1,0 +1,83 @@
+package io.leasehold.proxy.config;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.leasehold.routing.testing.EtcdServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class EtcdClientFactoryTest {
+
+    private final EtcdClientFactory factory = new EtcdClientFactory("config.yaml");
+
+    @Test
+    void authenticatesWithCredentialsReadFromMountedFiles(@TempDir Path dir) throws Exception {
+        Path user = Files.writeString(dir.resolve("username"), "root\n");
+        Path password = Files.writeString(dir.resolve("password"), "s3cret\n");
+        Path wrongPassword = Files.writeString(dir.resolve("wrong"), "guess");
+        try (EtcdServer etcd = EtcdServer.start()) {
+            enableAuth(etcd.endpoint(), "root", "s3cret");
+
+            try (Client client = factory.create(etcdConfig(etcd, user, password))) {
+                client.getKVClient().put(bytes("/kafscale/probe"), bytes("ok")).get(10, TimeUnit.SECONDS);
+                assertThat(client.getKVClient().get(bytes("/kafscale/probe")).get(10, TimeUnit.SECONDS).getCount())
+                        .isEqualTo(1);
+            }
+            try (Client client = factory.create(etcdConfig(etcd, user, wrongPassword))) {
+                assertThatThrownBy(() -> client.getKVClient().get(bytes("/kafscale/probe")).get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .hasMessageContaining("UNAUTHENTICATED");
+            }
+        }
+    }
+
+    @Test
+    void unreadableSecretFileIsNamedByItsKey(@TempDir Path dir) throws Exception {
+        Path user = Files.writeString(dir.resolve("username"), "root");
+        Path missing = dir.resolve("no-such-password");
+        ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(List.of("http://127.0.0.1:2379"), "/kafscale",
+                Duration.ofSeconds(1), user, missing, null, null, null);
+
+        assertThatThrownBy(() -> factory.create(etcd)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("config.yaml: etcd.passwordFile: cannot read " + missing);
+    }
+
+    @Test
+    void unusableTlsMaterialIsReportedAsConfigError(@TempDir Path dir) throws Exception {
+        Path ca = Files.writeString(dir.resolve("ca.crt"), "not a certificate");
+        ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(List.of("https://127.0.0.1:2379"), "/kafscale",
+                Duration.ofSeconds(1), null, null, ca, null, null);
+
+        assertThatThrownBy(() -> factory.create(etcd)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("config.yaml: etcd.tlsCaFile/tlsCertFile/tlsKeyFile: cannot build a TLS context");
+    }
+
+    private static ProxyConfig.Etcd etcdConfig(EtcdServer etcd, Path user, Path password) {
+        return new ProxyConfig.Etcd(List.of(etcd.endpoint()), "/kafscale", Duration.ofSeconds(5),
+                user, password, null, null, null);
+    }
+
+    private static void enableAuth(String endpoint, String user, String password) throws Exception {
+        try (Client admin = Client.builder().endpoints(endpoint).build()) {
+            admin.getAuthClient().userAdd(bytes(user), bytes(password)).get(10, TimeUnit.SECONDS);
+            admin.getAuthClient().roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
+            admin.getAuthClient().userGrantRole(bytes(user), bytes("root")).get(10, TimeUnit.SECONDS);
+            admin.getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,44 @@
+package io.leasehold.testing;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line of a JVM child process: this JVM's {@code java} binary, heap and GC options,
+ * a classpath and a main class named as a string, so callers need no compile-time dependency on
+ * what they launch.
+ *
+ * @param classpath  for tests normally {@code System.getProperty("java.class.path")}
+ * @param jvmOptions e.g. {@code -Xmx256m}
+ */
+public record JavaCommand(String classpath, List<String> jvmOptions) {
+
+    /** Small heaps and the serial collector: several of these JVMs share two cores in tests. */
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto");
+
+    /** Copies the options. */
+    public JavaCommand {
+        jvmOptions = List.copyOf(jvmOptions);
+        if (classpath == null || classpath.isBlank()) {
+            throw new IllegalArgumentException("a classpath is required to launch a JVM");
+        }
+    }
+
+    /** The classpath of this JVM with the default options. */
+    public static JavaCommand ofCurrentClasspath() {
+        return new JavaCommand(System.getProperty("java.class.path"), DEFAULT_JVM_OPTIONS);
+    }
+
+    /** The full command: java, options, classpath, main class, arguments. */
+    public List<String> command(String mainClass, List<String> arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(classpath);
+        command.add(mainClass);
+        command.addAll(arguments);
+        return command;
+    }
+}

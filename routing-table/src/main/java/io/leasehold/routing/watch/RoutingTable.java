@@ -1,0 +1,33 @@
+package io.leasehold.routing.watch;
+
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/** What the proxy asks of the routing view: the current snapshot, and conditional invalidation. */
+public interface RoutingTable {
+
+    /** The current immutable snapshot; never null (empty before the first load). */
+    RoutingSnapshot snapshot();
+
+    /** Whether the initial load from etcd has completed. */
+    boolean isLoaded();
+
+    /** {@link Duration#ZERO} while the view follows etcd live, else the time since it stopped doing so. */
+    Duration staleness();
+
+    /**
+     * Drops the partition's route only if it is still exactly {@code rejected}, so a newer owner
+     * learnt meanwhile is kept. The route comes back when etcd reports a new owner.
+     *
+     * @return true if the route was dropped
+     */
+    boolean invalidatePartition(String topic, int partition, Ownership rejected);
+
+    /** As {@link #invalidatePartition}, for a consumer group's coordinator route. */
+    boolean invalidateGroup(String group, Ownership rejected);
+
+    /** Adds a listener called, on the watcher's thread, with each new snapshot. */
+    void addListener(Consumer<RoutingSnapshot> listener);
+}
