@@ -41,6 +41,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
@@ -72,6 +73,7 @@ public final class ReferenceBroker implements AutoCloseable {
     private final KafkaServer server;
     private final PartitionWriters writers;
     private final BrokerAddress address;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private ReferenceBroker(BrokerOptions options, Client etcdClient, OwnershipClaimer claimer,
                             ExecutorService storageExecutor, ScheduledExecutorService scheduler, KafkaServer server,
@@ -156,6 +158,9 @@ public final class ReferenceBroker implements AutoCloseable {
     /** Graceful shutdown: stop taking requests, finish in-flight writes, release every lease, disconnect. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             server.close();
             writers.whenIdle().get(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);

@@ -114,12 +114,12 @@ public final class MetadataHandler implements ApiHandler {
             response.brokers().add(new MetadataResponseBroker()
                     .setNodeId(broker.id()).setHost(broker.host()).setPort(broker.port()).setRack(broker.rack()));
         }
-        for (CompletableFuture<MetadataResponseTopic> answer : answers) {
-            MetadataResponseTopic topic = answer.join();
-            if (topic.errorCode() == Errors.NONE.code()) {
-                addPartitions(topic, snapshot);
+        for (CompletableFuture<Answer> future : answers) {
+            Answer answer = future.join();
+            if (answer.meta() != null) {
+                addPartitions(answer.topic(), answer.meta().partitions(), snapshot);
             }
-            response.topics().add(topic);
+            response.topics().add(answer.topic());
         }
         return response;
     }
