@@ -1,0 +1,138 @@
+package io.leasehold.bench;
+
+import io.leasehold.bench.cluster.KafkaBroker;
+import io.leasehold.bench.cluster.OwnershipSeeder;
+import io.leasehold.bench.cluster.PortAllocator;
+import io.leasehold.bench.cluster.ProxyInstance;
+import io.leasehold.bench.cluster.ReferenceBrokers;
+import io.leasehold.bench.micro.JmhSuite;
+import io.leasehold.bench.process.JavaCommand;
+import io.leasehold.bench.process.ProcessStats;
+import io.leasehold.bench.report.Comparison;
+import io.leasehold.bench.suite.Backend;
+import io.leasehold.bench.suite.KafkaBackend;
+import io.leasehold.bench.suite.Plan;
+import io.leasehold.bench.suite.ReferenceBackend;
+import io.leasehold.bench.suite.SuiteRunner;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.testing.EtcdServer;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The benchmark command: starts a real etcd, then per backend (a stock Kafka broker; three
+ * reference brokers) the backend and one proxy, runs the plan direct and through the proxy, and
+ * finally the JMH microbenchmarks; writes the report and prints it.
+ */
+public final class BenchMain {
+
+    private final BenchOptions options;
+    private final PrintStream out;
+    private final JavaCommand java = JavaCommand.ofCurrentJvm();
+    private final PortAllocator ports = new PortAllocator();
+
+    BenchMain(BenchOptions options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println(BenchOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        String report = new BenchMain(options, System.out).run(String.join(" ", args));
+        System.out.println();
+        System.out.println(report);
+        System.exit(0);
+    }
+
+    String run(String arguments) {
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        String loadAtStart = MachineInfo.loadAverage();
+        List<SuiteResult> suites = new ArrayList<>();
+        if (options.load()) {
+            try (EtcdServer etcd = EtcdServer.start()) {
+                for (String backend : options.backends()) {
+                    suites.add(backend.equals("kafka") ? runKafka(etcd.endpoint()) : runReference(etcd.endpoint()));
+                }
+            }
+        }
+        String jmhTable = null;
+        String jmhFailure = null;
+        if (options.jmh()) {
+            try {
+                jmhTable = JmhSuite.table(new JmhSuite(options.quick()).run());
+            } catch (RuntimeException e) {
+                jmhFailure = e.toString();
+            }
+        }
+        RunContext context = new RunContext(("scripts/bench " + arguments).trim(),
+                options.quick() ? "quick smoke run: not a measurement" : "full run",
+                started, Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), MachineInfo.describe(),
+                loadAtStart, MachineInfo.loadAverage());
+        return new Report(options.outDir()).write(context, suites, jmhTable, jmhFailure);
+    }
+
+    private SuiteResult runKafka(String etcdEndpoint) {
+        Plan plan = Plans.kafka(options.quick());
+        out.println("[kafka] starting a Kafka broker (KRaft, own JVM)");
+        try (KafkaBroker broker = KafkaBroker.start(java, ports, options.logDir());
+                OwnershipSeeder seeder = new OwnershipSeeder(etcdEndpoint, new KeySchema(KeySchema.DEFAULT_PREFIX))) {
+            Backend backend = new KafkaBackend(broker, seeder);
+            return runWithProxy(backend, plan, etcdEndpoint, List.of(broker.bootstrap()));
+        } catch (RuntimeException e) {
+            out.println("[kafka] suite stopped: " + e);
+            return SuiteResult.failed("kafka", plan, List.of(), e.toString());
+        }
+    }
+
+    private SuiteResult runReference(String etcdEndpoint) {
+        Plan plan = Plans.reference(options.quick());
+        out.println("[reference] starting 3 reference brokers");
+        try (ReferenceBrokers brokers = ReferenceBrokers.start(java, ports, etcdEndpoint, 3, options.logDir())) {
+            return runWithProxy(new ReferenceBackend(brokers), plan, etcdEndpoint, brokers.addresses());
+        } catch (RuntimeException e) {
+            out.println("[reference] suite stopped: " + e);
+            return SuiteResult.failed("reference", plan, List.of(), e.toString());
+        }
+    }
+
+    private SuiteResult runWithProxy(Backend backend, Plan plan, String etcdEndpoint, List<String> bootstrap) {
+        out.println("[" + backend.name() + "] starting the proxy");
+        ProxyInstance proxy;
+        try {
+            proxy = ProxyInstance.start(java, ports, etcdEndpoint, bootstrap,
+                    options.logDir().resolve("proxy-" + backend.name() + ".log"));
+        } catch (RuntimeException e) {
+            String why = "the proxy did not start: " + summary(e.getMessage());
+            out.println("[" + backend.name() + "] " + e.getMessage());
+            out.println("[" + backend.name() + "] measuring direct only");
+            List<Comparison> direct = new SuiteRunner(plan, out).run(backend, Optional.empty(), why);
+            return new SuiteResult(backend.name(), plan, direct, 0, why);
+        }
+        try (proxy) {
+            List<Comparison> comparisons = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
+            long peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
+            return new SuiteResult(backend.name(), plan, comparisons, peakRss, null);
+        }
+    }
+
+    /** The exception's first line and the last line of the log it quotes, which usually names the cause. */
+    private static String summary(String message) {
+        if (message == null) {
+            return "(no message)";
+        }
+        List<String> lines = message.lines().filter(l -> !l.isBlank()).toList();
+        return lines.size() == 1 ? lines.get(0) : lines.get(0) + " ... " + lines.get(lines.size() - 1).trim();
+    }
+}

@@ -1,0 +1,55 @@
+package io.leasehold.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Command-line options of {@link BenchMain}.
+ *
+ * @param quick     a seconds-long smoke run for development, not a measurement
+ * @param backends  "kafka", "reference" or both
+ * @param outDir    where results.md, the raw CSV and the chart go
+ * @param jmh       whether to run the JMH microbenchmarks
+ * @param load      whether to run the proxy-versus-direct load benchmark
+ * @param logDir    where the logs of every launched process are kept after the run
+ */
+public record BenchOptions(boolean quick, List<String> backends, Path outDir, boolean jmh, boolean load, Path logDir) {
+
+    static final String USAGE = "usage: BenchMain [--quick] [--backend kafka|reference|all] [--out DIR]"
+            + " [--logs DIR] [--no-jmh] [--jmh-only]";
+
+    /** Parses arguments; throws IllegalArgumentException naming the bad argument. */
+    public static BenchOptions parse(String[] args) {
+        boolean quick = false;
+        List<String> backends = List.of("kafka", "reference");
+        Path outDir = Path.of("docs", "benchmarks");
+        Path logDir = Path.of("benchmarks", "target", "bench-logs");
+        boolean jmh = true;
+        boolean load = true;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> quick = true;
+                case "--no-jmh" -> jmh = false;
+                case "--jmh-only" -> load = false;
+                case "--backend" -> backends = switch (value(args, ++i, "--backend")) {
+                    case "kafka" -> List.of("kafka");
+                    case "reference" -> List.of("reference");
+                    case "all" -> List.of("kafka", "reference");
+                    default -> throw new IllegalArgumentException("--backend must be kafka, reference or all, was "
+                            + args[i]);
+                };
+                case "--out" -> outDir = Path.of(value(args, ++i, "--out"));
+                case "--logs" -> logDir = Path.of(value(args, ++i, "--logs"));
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        return new BenchOptions(quick, backends, outDir, jmh, load, logDir);
+    }
+
+    private static String value(String[] args, int index, String flag) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return args[index];
+    }
+}

@@ -1,0 +1,59 @@
+package io.leasehold.bench;
+
+import io.leasehold.bench.load.ProducerWorkload;
+import io.leasehold.bench.load.Timing;
+import io.leasehold.bench.suite.Plan;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The measured matrices. The full ones are chosen so that the whole command (build, both
+ * backends, JMH) stays within 15 minutes on a 2-core machine; the quick ones take seconds.
+ */
+final class Plans {
+
+    private static final int KIB = 1024;
+
+    private Plans() {
+    }
+
+    static Plan kafka(boolean quick) {
+        if (quick) {
+            return new Plan(1, timing(500, 1500),
+                    List.of(w(1, KIB, "1", 5), w(4, KIB, "1", 5)),
+                    List.of(),
+                    List.of(w(1, KIB, "1", 0)),
+                    KIB, 32L << 20, Duration.ofSeconds(20), 8);
+        }
+        return new Plan(3, timing(1000, 4000),
+                List.of(w(1, KIB, "1", 5), w(2, KIB, "1", 5), w(4, KIB, "1", 5), w(8, KIB, "1", 5)),
+                List.of(w(4, 100, "1", 5), w(4, 10 * KIB, "1", 5),
+                        w(1, KIB, "1", 0), w(4, KIB, "1", 0),
+                        w(1, KIB, "all", 0), w(4, KIB, "all", 5)),
+                List.of(w(1, KIB, "1", 0), w(1, KIB, "all", 0)),
+                KIB, 256L << 20, Duration.ofSeconds(30), 8);
+    }
+
+    static Plan reference(boolean quick) {
+        if (quick) {
+            return new Plan(1, timing(500, 1500),
+                    List.of(w(2, KIB, "1", 5)),
+                    List.of(),
+                    List.of(),
+                    KIB, 8L << 20, Duration.ofSeconds(20), 6);
+        }
+        return new Plan(2, timing(1000, 3000),
+                List.of(w(1, KIB, "1", 5), w(4, KIB, "1", 5)),
+                List.of(),
+                List.of(w(1, KIB, "1", 0)),
+                KIB, 32L << 20, Duration.ofSeconds(30), 6);
+    }
+
+    private static ProducerWorkload w(int producers, int recordBytes, String acks, int lingerMs) {
+        return new ProducerWorkload(producers, recordBytes, acks, lingerMs, 0);
+    }
+
+    private static Timing timing(long warmupMillis, long measureMillis) {
+        return new Timing(Duration.ofMillis(warmupMillis), Duration.ofMillis(measureMillis));
+    }
+}

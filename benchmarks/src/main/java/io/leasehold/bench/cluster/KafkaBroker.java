@@ -1,0 +1,211 @@
+package io.leasehold.bench.cluster;
+
+import io.leasehold.bench.process.JavaCommand;
+import io.leasehold.bench.process.ManagedProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real Apache Kafka broker (the kafka_2.13 artifact on this module's class path) in KRaft
+ * combined mode, in its own JVM with a fixed heap and a freshly formatted data directory on free
+ * loopback ports. {@link #close()} stops it and deletes the directory; its log stays in the log
+ * directory given to {@link #start}.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    /** The broker's KRaft node id, which the seeded ownership keys name as every partition's owner. */
+    public static final int NODE_ID = 1;
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    private static final List<String> JVM_OPTIONS = List.of(
+            "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+            "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+
+    private final Path baseDir;
+    private final int port;
+    private final ManagedProcess process;
+
+    private KafkaBroker(Path baseDir, int port, ManagedProcess process) {
+        this.baseDir = baseDir;
+        this.port = port;
+        this.process = process;
+    }
+
+    /** Formats a new data directory, starts the broker and waits until it answers an admin client. */
+    public static KafkaBroker start(JavaCommand java, PortAllocator ports, Path logDir) {
+        Path baseDir;
+        try {
+            baseDir = Files.createTempDirectory("leasehold-bench-kafka-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a Kafka data directory", e);
+        }
+        int port = ports.next();
+        int controllerPort = ports.next();
+        Path config = writeConfig(baseDir, port, controllerPort);
+        format(java, config, logDir);
+        ManagedProcess process = ManagedProcess.start("kafka",
+                java.command(JVM_OPTIONS, "kafka.Kafka", List.of(config.toString())),
+                logDir.resolve("kafka.log"));
+        KafkaBroker broker = new KafkaBroker(baseDir, port, process);
+        try {
+            broker.awaitServing();
+            return broker;
+        } catch (RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String bootstrap() {
+        return host() + ":" + port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Creates a topic with one replica per partition. Old segments are deleted early so that a
+     * long run at full speed cannot fill the disk.
+     */
+    public void createTopic(String topic, int partitions) {
+        try (Admin admin = admin()) {
+            NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(Map.of(
+                    "segment.bytes", Integer.toString(64 << 20),
+                    "retention.bytes", Long.toString(512L << 20)));
+            admin.createTopics(List.of(newTopic)).all().get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot create topic " + topic + " on Kafka at " + bootstrap(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topic " + topic, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        process.close();
+        FileTrees.deleteRecursively(baseDir);
+    }
+
+    private void awaitServing() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("Kafka exited during start-up; log " + process.logFile()
+                        + ":\n" + process.logTail());
+            }
+            if (!acceptsConnections()) {
+                sleep(200);
+                continue;
+            }
+            try (Admin admin = admin()) {
+                if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+                    return;
+                }
+            } catch (ExecutionException | TimeoutException e) {
+                // Not serving yet: the listener is still coming up. Ask again.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for Kafka", e);
+            }
+        }
+        throw new IllegalStateException("Kafka at " + bootstrap() + " not serving within " + START_TIMEOUT
+                + "; log " + process.logFile() + ":\n" + process.logTail());
+    }
+
+    private boolean acceptsConnections() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host(), port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for Kafka", e);
+        }
+    }
+
+    private Admin admin() {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        return Admin.create(properties);
+    }
+
+    private static Path writeConfig(Path baseDir, int port, int controllerPort) {
+        String config = String.join("\n",
+                "process.roles=broker,controller",
+                "node.id=" + NODE_ID,
+                "controller.quorum.voters=" + NODE_ID + "@127.0.0.1:" + controllerPort,
+                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "controller.listener.names=CONTROLLER",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT",
+                "log.dirs=" + baseDir.resolve("data"),
+                "num.partitions=1",
+                "offsets.topic.replication.factor=1",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0",
+                "log.retention.check.interval.ms=10000",
+                "auto.create.topics.enable=false",
+                "");
+        Path file = baseDir.resolve("server.properties");
+        try {
+            Files.writeString(file, config);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
+    }
+
+    /** Runs Kafka's storage tool, which writes the cluster id and bootstrap metadata into the data dir. */
+    private static void format(JavaCommand java, Path config, Path logDir) {
+        List<String> args = List.of("format", "--cluster-id", Uuid.randomUuid().toString(),
+                "--config", config.toString());
+        try (ManagedProcess format = ManagedProcess.start("kafka-storage-format",
+                java.command(List.of("-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"),
+                        "kafka.tools.StorageTool", args),
+                logDir.resolve("kafka-storage-format.log"))) {
+            int exit = format.awaitExit(Duration.ofSeconds(60));
+            if (exit != 0) {
+                throw new IllegalStateException("kafka-storage format exited with " + exit + "; log "
+                        + format.logFile() + ":\n" + format.logTail());
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.leasehold.bench.cluster;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.leasehold.routing.keys.BrokerRegistration;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.keys.OwnerValue;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Writes the ownership contract's keys for a backend that does not claim partitions itself (a
+ * stock Kafka broker): its registration, and every partition of a topic owned by it. The keys
+ * are plain puts without a lease, because nothing would keep such a lease alive.
+ */
+public final class OwnershipSeeder implements AutoCloseable {
+
+    private final Client client;
+    private final KeySchema keys;
+
+    public OwnershipSeeder(String etcdEndpoint, KeySchema keys) {
+        this.client = Client.builder().endpoints(etcdEndpoint).build();
+        this.keys = keys;
+    }
+
+    public void registerBroker(BrokerAddress broker) {
+        put(keys.brokerKey(broker.id()), BrokerRegistration.toJson(broker));
+    }
+
+    public void assignTopic(String topic, int partitions, int brokerId) {
+        for (int partition = 0; partition < partitions; partition++) {
+            put(keys.partitionLeaseKey(topic, partition), OwnerValue.encode(brokerId));
+        }
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    private void put(String key, String value) {
+        try {
+            client.getKVClient().put(bytes(key), bytes(value)).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot write etcd key " + key, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while writing etcd key " + key, e);
+        }
+    }
+
+    private static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+}

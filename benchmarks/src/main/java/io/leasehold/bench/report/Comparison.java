@@ -1,0 +1,131 @@
+package io.leasehold.bench.report;
+
+import io.leasehold.bench.load.LoadResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * All rounds of one configuration, direct and through the proxy, and the figures derived from
+ * them: ratios and added latencies are computed per round (each proxy run against the direct run
+ * of the same round), then summarised as median and range.
+ */
+public final class Comparison {
+
+    private final String suite;
+    private final String kind;
+    private final String label;
+    private final int clients;
+    private final List<Measurement> measurements = new ArrayList<>();
+
+    /**
+     * @param suite   backend name, e.g. "kafka"
+     * @param kind    "produce", "produce-rate-limited" or "consume"
+     * @param label   the workload's label
+     * @param clients number of producers or consumers (the chart's x axis)
+     */
+    public Comparison(String suite, String kind, String label, int clients) {
+        this.suite = suite;
+        this.kind = kind;
+        this.label = label;
+        this.clients = clients;
+    }
+
+    public void add(Measurement measurement) {
+        measurements.add(measurement);
+    }
+
+    public String suite() {
+        return suite;
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public int clients() {
+        return clients;
+    }
+
+    public List<Measurement> measurements() {
+        return List.copyOf(measurements);
+    }
+
+    public Spread throughput(Target target) {
+        return spread(target, LoadResult::megabytesPerSecond);
+    }
+
+    public Spread recordsPerSecond(Target target) {
+        return spread(target, LoadResult::recordsPerSecond);
+    }
+
+    public Spread latency(Target target, double percentile) {
+        return spread(target, r -> r.latencyMillis(percentile));
+    }
+
+    /** Proxy throughput divided by direct throughput, per round. */
+    public Spread throughputRatio() {
+        return perRound((direct, proxy) -> proxy.megabytesPerSecond() / direct.megabytesPerSecond());
+    }
+
+    /** Proxy latency minus direct latency at {@code percentile}, per round, in milliseconds. */
+    public Spread addedLatency(double percentile) {
+        return perRound((direct, proxy) -> proxy.latencyMillis(percentile) - direct.latencyMillis(percentile));
+    }
+
+    /** The proxy's CPU seconds per 10^9 payload bytes moved, over all its successful runs. */
+    public Optional<Double> proxyCpuSecondsPerGigabyte() {
+        double cpu = 0;
+        double bytes = 0;
+        for (Measurement m : successful(Target.PROXY)) {
+            cpu += m.proxyCpuSeconds();
+            bytes += m.result().totalPayloadBytes();
+        }
+        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+    }
+
+    public long maxProxyRssBytes() {
+        return successful(Target.PROXY).stream().mapToLong(Measurement::proxyRssBytes).max().orElse(0);
+    }
+
+    public long errors(Target target) {
+        return successful(target).stream().mapToLong(m -> m.result().errors()).sum();
+    }
+
+    /** Failure messages of runs that did not complete, e.g. because the proxy refused a request. */
+    public List<String> failures(Target target) {
+        return measurements.stream().filter(m -> m.target() == target && !m.succeeded())
+                .map(m -> "round " + m.round() + ": " + m.failure()).toList();
+    }
+
+    public boolean hasLatency() {
+        return measurements.stream().anyMatch(m -> m.succeeded() && m.result().hasLatency());
+    }
+
+    private Spread spread(Target target, ToDoubleFunction<LoadResult> figure) {
+        return Spread.of(successful(target).stream().map(m -> figure.applyAsDouble(m.result())).toList());
+    }
+
+    private Spread perRound(PairFigure figure) {
+        List<Double> values = new ArrayList<>();
+        for (Measurement proxy : successful(Target.PROXY)) {
+            successful(Target.DIRECT).stream().filter(d -> d.round() == proxy.round()).findFirst()
+                    .ifPresent(direct -> values.add(figure.apply(direct.result(), proxy.result())));
+        }
+        return Spread.of(values);
+    }
+
+    private List<Measurement> successful(Target target) {
+        return measurements.stream().filter(m -> m.target() == target && m.succeeded()).toList();
+    }
+
+    @FunctionalInterface
+    private interface PairFigure {
+        double apply(LoadResult direct, LoadResult proxy);
+    }
+}

@@ -1,0 +1,24 @@
+package io.leasehold.bench.suite;
+
+import io.leasehold.bench.load.ProducerWorkload;
+import io.leasehold.bench.load.Timing;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What one suite measures.
+ *
+ * @param rounds            direct/proxy pairs per configuration
+ * @param timing            warm-up and measurement of each produce run
+ * @param scaling           produce workloads differing only in producer count (the chart)
+ * @param produce           further produce workloads (sizes, acks, linger)
+ * @param halfSaturation    workloads re-run at half the direct maximum throughput for latency
+ * @param consumeRecordSize record size of the consumer benchmark's topic, 0 for none
+ * @param consumeBytes      payload bytes the consumer reads per run
+ * @param consumeTimeLimit  upper bound of one consumer run
+ * @param partitions        partitions of each topic
+ */
+public record Plan(int rounds, Timing timing, List<ProducerWorkload> scaling, List<ProducerWorkload> produce,
+        List<ProducerWorkload> halfSaturation, int consumeRecordSize, long consumeBytes, Duration consumeTimeLimit,
+        int partitions) {
+}

@@ -1,0 +1,48 @@
+package io.leasehold.bench.suite;
+
+import io.leasehold.bench.cluster.ReferenceBrokers;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * Lease-aware reference brokers: they claim partitions themselves on first write, so creating a
+ * topic is all the set-up there is; ownership spreads over the brokers as they are written to.
+ */
+public final class ReferenceBackend implements Backend {
+
+    private final ReferenceBrokers brokers;
+
+    public ReferenceBackend(ReferenceBrokers brokers) {
+        this.brokers = brokers;
+    }
+
+    @Override
+    public String name() {
+        return "reference";
+    }
+
+    @Override
+    public String directBootstrap() {
+        return String.join(",", brokers.addresses());
+    }
+
+    @Override
+    public void createTopic(String topic, int partitions) {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, directBootstrap());
+        try (Admin admin = Admin.create(properties)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot create topic " + topic + " on the reference brokers", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topic " + topic, e);
+        }
+    }
+}

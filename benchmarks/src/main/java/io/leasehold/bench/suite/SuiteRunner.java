@@ -1,0 +1,195 @@
+package io.leasehold.bench.suite;
+
+import io.leasehold.bench.cluster.ProxyInstance;
+import io.leasehold.bench.load.ConsumerLoad;
+import io.leasehold.bench.load.LoadResult;
+import io.leasehold.bench.load.ProducerLoad;
+import io.leasehold.bench.load.ProducerWorkload;
+import io.leasehold.bench.load.Sizes;
+import io.leasehold.bench.load.Timing;
+import io.leasehold.bench.load.TopicFiller;
+import io.leasehold.bench.process.ProcessStats;
+import io.leasehold.bench.report.Comparison;
+import io.leasehold.bench.report.Measurement;
+import io.leasehold.bench.report.Target;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Runs a {@link Plan} against one backend and one proxy. Every configuration runs direct and
+ * through the proxy in each round, the order alternating between rounds so that drift on a
+ * shared machine (page cache, JIT, other processes) does not always favour the same side.
+ */
+public final class SuiteRunner {
+
+    private static final String PRODUCE_TOPIC = "bench-produce";
+    private static final String CONSUME_TOPIC = "bench-consume";
+
+    private final Plan plan;
+    private final PrintStream progress;
+
+    public SuiteRunner(Plan plan, PrintStream progress) {
+        this.plan = plan;
+        this.progress = progress;
+    }
+
+    /**
+     * Runs the plan. With no proxy (it could not start) the direct runs still happen, and every
+     * proxy run is recorded as failed with {@code whyNoProxy}, so the report shows the baseline and
+     * says exactly what is missing.
+     */
+    public List<Comparison> run(Backend backend, Optional<ProxyInstance> proxy, String whyNoProxy) {
+        Session session = new Session(backend, proxy, whyNoProxy);
+        backend.createTopic(PRODUCE_TOPIC, plan.partitions());
+        session.warmUp();
+        List<Comparison> results = new ArrayList<>();
+        ProducerLoad producers = new ProducerLoad(plan.timing());
+        for (ProducerWorkload workload : concat(plan.scaling(), plan.produce())) {
+            results.add(session.compare("produce", workload.label(), workload.producers(),
+                    bootstrap -> producers.run(bootstrap, PRODUCE_TOPIC, workload)));
+        }
+        for (ProducerWorkload workload : plan.halfSaturation()) {
+            double max = directMaximum(results, workload)
+                    .orElseGet(() -> session.compare("produce", workload.label(), workload.producers(),
+                            bootstrap -> producers.run(bootstrap, PRODUCE_TOPIC, workload)))
+                    .recordsPerSecond(Target.DIRECT).median();
+            if (Double.isNaN(max)) {
+                progress.println("[" + backend.name() + "] no direct maximum for " + workload.label()
+                        + ": half-saturation run skipped");
+                continue;
+            }
+            ProducerWorkload limited = workload.atRate(max / 2);
+            results.add(session.compare("produce-rate-limited", limited.label(), limited.producers(),
+                    bootstrap -> producers.run(bootstrap, PRODUCE_TOPIC, limited)));
+        }
+        if (plan.consumeRecordSize() > 0) {
+            long records = plan.consumeBytes() / plan.consumeRecordSize();
+            backend.createTopic(CONSUME_TOPIC, plan.partitions());
+            progress.println("[" + backend.name() + "] filling " + CONSUME_TOPIC + " with " + records + " records of "
+                    + Sizes.label(plan.consumeRecordSize()));
+            new TopicFiller().fill(backend.directBootstrap(), CONSUME_TOPIC, records, plan.consumeRecordSize());
+            ConsumerLoad consumer = new ConsumerLoad(plan.consumeTimeLimit());
+            results.add(session.compare("consume", Sizes.label(plan.consumeRecordSize()) + " x1 consumer", 1,
+                    bootstrap -> consumer.run(bootstrap, CONSUME_TOPIC, records)));
+        }
+        return results;
+    }
+
+    private static Optional<Comparison> directMaximum(List<Comparison> results, ProducerWorkload workload) {
+        return results.stream().filter(c -> c.kind().equals("produce") && c.label().equals(workload.label()))
+                .filter(c -> !c.recordsPerSecond(Target.DIRECT).isEmpty()).findFirst();
+    }
+
+    private static List<ProducerWorkload> concat(List<ProducerWorkload> first, List<ProducerWorkload> second) {
+        List<ProducerWorkload> all = new ArrayList<>(first);
+        all.addAll(second);
+        return all;
+    }
+
+    /** One backend and one proxy, with the proxy's process statistics. */
+    private final class Session {
+        private final Backend backend;
+        private final Optional<ProxyInstance> proxy;
+        private final String whyNoProxy;
+        private final Optional<ProcessStats> proxyStats;
+
+        Session(Backend backend, Optional<ProxyInstance> proxy, String whyNoProxy) {
+            this.backend = backend;
+            this.proxy = proxy;
+            this.whyNoProxy = whyNoProxy;
+            this.proxyStats = proxy.map(p -> new ProcessStats(p.pid()));
+        }
+
+        /** A few seconds of traffic on both paths, not recorded, so the first measured round is not the JIT's. */
+        void warmUp() {
+            ProducerLoad load = new ProducerLoad(new Timing(Duration.ZERO, Duration.ofSeconds(3)));
+            ProducerWorkload workload = new ProducerWorkload(2, 1024, "1", 5, 0);
+            for (Target target : Target.values()) {
+                if (target == Target.PROXY && proxy.isEmpty()) {
+                    continue;
+                }
+                try {
+                    load.run(bootstrap(target), PRODUCE_TOPIC, workload);
+                } catch (RuntimeException e) {
+                    progress.println("[" + backend.name() + "] warm-up " + target.label() + " failed: " + e);
+                }
+            }
+        }
+
+        Comparison compare(String kind, String label, int clients, Function<String, LoadResult> load) {
+            Comparison comparison = new Comparison(backend.name(), kind, label, clients);
+            for (int round = 1; round <= plan.rounds(); round++) {
+                List<Target> order = round % 2 == 1 ? List.of(Target.DIRECT, Target.PROXY)
+                        : List.of(Target.PROXY, Target.DIRECT);
+                for (Target target : order) {
+                    Measurement measurement = measure(target, round, load);
+                    comparison.add(measurement);
+                    progress.println(describe(kind, label, measurement));
+                }
+            }
+            return comparison;
+        }
+
+        private Measurement measure(Target target, int round, Function<String, LoadResult> load) {
+            if (proxy.isEmpty()) {
+                if (target == Target.PROXY) {
+                    return Measurement.failed(target, round, whyNoProxy);
+                }
+                try {
+                    return new Measurement(target, round, load.apply(bootstrap(target)), 0, 0, null);
+                } catch (RuntimeException e) {
+                    return Measurement.failed(target, round, rootMessage(e));
+                }
+            }
+            if (!proxy.get().isAlive()) {
+                return Measurement.failed(target, round, "proxy process is not running");
+            }
+            ProcessStats stats = proxyStats.orElseThrow();
+            ProcessStats.Sample before = stats.sample();
+            try {
+                LoadResult result = load.apply(bootstrap(target));
+                ProcessStats.Sample after = stats.sample();
+                return new Measurement(target, round, result, after.cpuSecondsSince(before), after.rssBytes(), null);
+            } catch (RuntimeException e) {
+                return Measurement.failed(target, round, rootMessage(e));
+            }
+        }
+
+        private String bootstrap(Target target) {
+            return target == Target.DIRECT ? backend.directBootstrap() : proxy.orElseThrow().bootstrap();
+        }
+
+        private String describe(String kind, String label, Measurement m) {
+            String prefix = String.format(Locale.ROOT, "[%s] %s %s round %d %-6s ", backend.name(), kind, label,
+                    m.round(), m.target().label());
+            if (!m.succeeded()) {
+                return prefix + "FAILED: " + m.failure();
+            }
+            LoadResult r = m.result();
+            String line = String.format(Locale.ROOT, "%8.1f MB/s %9.0f rec/s", r.megabytesPerSecond(), r.recordsPerSecond());
+            if (r.hasLatency()) {
+                line += String.format(Locale.ROOT, "  p50 %.2f p99 %.2f p99.9 %.2f ms", r.latencyMillis(50),
+                        r.latencyMillis(99), r.latencyMillis(99.9));
+            }
+            if (m.target() == Target.PROXY) {
+                line += String.format(Locale.ROOT, "  proxy cpu %.1f s", m.proxyCpuSeconds());
+            }
+            return prefix + line + (r.errors() > 0 ? "  errors " + r.errors() : "");
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        StringBuilder message = new StringBuilder(e.toString());
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+            message.append(" <- ").append(root);
+        }
+        return message.toString();
+    }
+}
