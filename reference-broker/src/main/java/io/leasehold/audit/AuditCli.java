@@ -3,7 +3,6 @@ package io.leasehold.audit;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Map;
 
 /**
  * Command-line offset auditor: merges journal files, reads the journaled topics back through
@@ -59,7 +58,7 @@ public final class AuditCli {
             return USAGE;
         }
         AuditVerdict verdict = new OffsetAuditor(arguments.duplicatesTolerated()).readAndAudit(
-                new TopicReader(arguments.timeout(), Map.of()), arguments.bootstrapAddresses(), journal.entries());
+                new TopicReader(arguments.timeout()), arguments.bootstrapAddresses(), journal.entries());
         out.print(verdict.report());
         return verdict.clean() ? CLEAN : DIRTY;
     }

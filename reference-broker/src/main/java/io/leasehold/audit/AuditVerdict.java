@@ -8,7 +8,7 @@ import java.util.function.ToIntFunction;
  * The outcome of an audit: per-partition findings, journal totals and read errors.
  *
  * @param produced            records the journal says were handed to producers
- * @param acked               records acknowledged with an offset
+ * @param acked               records acknowledged (with an offset, or delivered without one)
  * @param failed              records whose send failed (outcome unknown: may or may not be present)
  * @param unconfirmed         {@code acks=0} records (no confirmation, absence is no loss)
  * @param pending             sends with no outcome when the journal ended

@@ -15,6 +15,11 @@ public record JournalEntry(RecordIdentity identity, String topic, int partition,
         return outcome == SendOutcome.ACKED;
     }
 
+    /** Whether the broker confirmed the write (with or without telling the offset): it must be found. */
+    public boolean confirmed() {
+        return outcome.confirmed();
+    }
+
     static JournalEntry from(JournalEvent event) {
         return new JournalEntry(event.identity(), event.topic(), event.partition(), event.event(),
                 event.offset(), event.error());

@@ -17,6 +17,9 @@ public record JournalEvent(SendOutcome event, String producer, long seq, String 
         if (event == SendOutcome.ACKED && (offset < 0 || partition < 0)) {
             throw new IllegalArgumentException("an acked event needs a partition and an offset: " + producer + '#' + seq);
         }
+        if (event == SendOutcome.DELIVERED && partition < 0) {
+            throw new IllegalArgumentException("a delivered event needs a partition: " + producer + '#' + seq);
+        }
     }
 
     /** The identity of the record this event is about. */

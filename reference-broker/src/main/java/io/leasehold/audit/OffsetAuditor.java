@@ -53,7 +53,7 @@ public final class OffsetAuditor {
         Set<RecordIdentity> journaled = new HashSet<>();
         for (JournalEntry entry : journal) {
             journaled.add(entry.identity());
-            if (entry.acked()) {
+            if (entry.confirmed()) {
                 acked.computeIfAbsent(new PartitionKey(entry.topic(), entry.partition()), key -> new ArrayList<>()).add(entry);
             }
         }
@@ -76,7 +76,8 @@ public final class OffsetAuditor {
         for (PartitionKey key : keys) {
             audits.add(auditPartition(key, acked.getOrDefault(key, List.of()), reads.getOrDefault(key, List.of()), journaled));
         }
-        return new AuditVerdict(audits, journal.size(), count(journal, SendOutcome.ACKED), count(journal, SendOutcome.FAILED),
+        long confirmed = journal.stream().filter(JournalEntry::confirmed).count();
+        return new AuditVerdict(audits, journal.size(), confirmed, count(journal, SendOutcome.FAILED),
                 count(journal, SendOutcome.UNCONFIRMED), count(journal, SendOutcome.SENT), readErrors, duplicatesTolerated);
     }
 
@@ -104,7 +105,9 @@ public final class OffsetAuditor {
             }
         }
         for (JournalEntry entry : acked) {
-            claims.computeIfAbsent(entry.offset(), offset -> new LinkedHashSet<>()).add(entry.identity() + " (acked)");
+            if (entry.acked()) {
+                claims.computeIfAbsent(entry.offset(), offset -> new LinkedHashSet<>()).add(entry.identity() + " (acked)");
+            }
         }
         int overlaps = 0;
         for (Map.Entry<Long, Set<String>> claim : claims.entrySet()) {
@@ -132,8 +135,9 @@ public final class OffsetAuditor {
             SortedSet<Long> offsets = foundAt.get(entry.identity());
             if (offsets == null) {
                 missing++;
-                examples.add("missing", entry.identity() + " acked at offset " + entry.offset() + " not found");
-            } else if (!offsets.contains(entry.offset())) {
+                examples.add("missing", entry.identity() + (entry.acked() ? " acked at offset " + entry.offset()
+                        : " delivered (offset not reported)") + " not found");
+            } else if (entry.acked() && !offsets.contains(entry.offset())) {
                 misplaced++;
                 examples.add("misplaced", entry.identity() + " acked at offset " + entry.offset() + " found at " + offsets);
             }

@@ -8,7 +8,7 @@ import java.util.List;
  * @param startOffset  lowest log start offset any pass reported (-1 if no pass read it)
  * @param endOffset    highest end offset any pass reported (-1 if no pass read it)
  * @param found        distinct offsets at which some record was read
- * @param acked        records the journal says were acknowledged in this partition
+ * @param acked        records the journal says were acknowledged (or delivered) in this partition
  * @param ackedMissing acknowledged records not found in this partition
  * @param duplicates   extra copies: a record found at more than one offset counts once per extra offset
  * @param overlaps     offsets claimed by more than one record (by acknowledgements or reads)

@@ -36,6 +36,11 @@ public final class ProduceJournal {
         record(JournalEvent.of(SendOutcome.ACKED, id, topic, partition, offset, null));
     }
 
+    /** Records a write the client confirmed without telling its offset (e.g. a successful kcat run). */
+    public void delivered(RecordIdentity id, String topic, int partition) {
+        record(JournalEvent.of(SendOutcome.DELIVERED, id, topic, partition, -1, null));
+    }
+
     /** Records an {@code acks=0} send the client completed without confirmation. */
     public void unconfirmed(RecordIdentity id, String topic, int partition) {
         record(JournalEvent.of(SendOutcome.UNCONFIRMED, id, topic, partition, -1, null));
@@ -48,7 +53,7 @@ public final class ProduceJournal {
 
     /**
      * Applies one event. A final outcome is never replaced by a later {@code SENT} for the same
-     * record, and an acknowledgement wins over a failure (a client may report both for one send
+     * record, and a confirmation wins over a failure (a client may report both for one send
      * only through a bug, and the acknowledgement is the stronger claim to audit).
      */
     public void record(JournalEvent event) {
@@ -83,7 +88,7 @@ public final class ProduceJournal {
         if (next.outcome() == SendOutcome.SENT && current.outcome().isFinal()) {
             return current;
         }
-        if (current.acked() && next.outcome() == SendOutcome.FAILED) {
+        if (current.confirmed() && next.outcome() == SendOutcome.FAILED) {
             return current;
         }
         return next;

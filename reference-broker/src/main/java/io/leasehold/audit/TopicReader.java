@@ -19,22 +19,32 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Reads topics back with a real kafka-clients consumer: every partition assigned (no group),
  * from the log start to the end offsets reported when the read began. Offsets are never reset
- * silently: an out-of-range position ends the pass with an error instead.
+ * silently: an out-of-range position ends the pass with an error instead. A pass that makes no
+ * progress for the stall timeout ends early: offsets below the end that no broker serves are a
+ * finding (gaps), not something to wait out.
  */
 public final class TopicReader {
 
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final Duration timeout;
+    private final Duration stallTimeout;
     private final Map<String, Object> consumerOverrides;
 
     /**
      * @param timeout           bound on one whole pass
+     * @param stallTimeout      a pass whose positions do not move for this long ends
      * @param consumerOverrides extra consumer settings (e.g. security), applied last
      */
-    public TopicReader(Duration timeout, Map<String, Object> consumerOverrides) {
+    public TopicReader(Duration timeout, Duration stallTimeout, Map<String, Object> consumerOverrides) {
         this.timeout = timeout;
+        this.stallTimeout = stallTimeout;
         this.consumerOverrides = Map.copyOf(consumerOverrides);
+    }
+
+    /** A reader bounded by {@code timeout} that gives up after 10 s without progress. */
+    public TopicReader(Duration timeout) {
+        this(timeout, Duration.ofSeconds(10), Map.of());
     }
 
     /** Reads {@code topics} through {@code bootstrapServers}; the pass is named after the address. */
@@ -72,10 +82,21 @@ public final class TopicReader {
     private String poll(KafkaConsumer<byte[], byte[]> consumer, String source, Map<TopicPartition, Long> ends,
                         Map<TopicPartition, List<ObservedRecord>> records, long deadline) {
         try {
+            Map<TopicPartition, Long> lastPositions = Map.of();
+            long lastProgress = System.nanoTime();
             while (!reachedEnds(consumer, ends, deadline)) {
-                if (System.nanoTime() > deadline) {
+                long now = System.nanoTime();
+                if (now > deadline) {
                     return "read through " + source + " did not reach the end offsets within " + timeout
                             + " (positions " + positions(consumer, ends) + ", ends " + ends + ")";
+                }
+                Map<TopicPartition, Long> currentPositions = positions(consumer, ends);
+                if (!currentPositions.equals(lastPositions)) {
+                    lastPositions = currentPositions;
+                    lastProgress = now;
+                } else if (now - lastProgress > stallTimeout.toNanos()) {
+                    return "read through " + source + " stalled for " + stallTimeout + " below the end offsets"
+                            + " (positions " + currentPositions + ", ends " + ends + ")";
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
                     TopicPartition partition = new TopicPartition(record.topic(), record.partition());

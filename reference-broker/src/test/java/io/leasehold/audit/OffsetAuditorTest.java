@@ -108,6 +108,21 @@ class OffsetAuditorTest {
     }
 
     @Test
+    void deliveredRecordWithoutOffsetMustBeFoundSomewhereInItsPartition() {
+        journal.sent(id("kcat", 0), TOPIC, 0);
+        journal.delivered(id("kcat", 0), TOPIC, 0);
+        journal.sent(id("kcat", 1), TOPIC, 0);
+        journal.delivered(id("kcat", 1), TOPIC, 0);
+
+        AuditVerdict verdict = strict.audit(journal.entries(), List.of(pass("b1", 0, 1, List.of(seen(0, id("kcat", 1), "b1")))));
+
+        assertThat(verdict.ackedMissing()).isEqualTo(1);
+        assertThat(verdict.misplaced()).isZero();
+        assertThat(verdict.overlaps()).isZero();
+        assertThat(verdict.report()).contains("kcat#0 delivered (offset not reported) not found");
+    }
+
+    @Test
     void failedPendingAndUnconfirmedSendsMayBeAbsent() {
         journal.sent(id("a", 0), TOPIC, 0);
         journal.sent(id("a", 1), TOPIC, 0);

@@ -25,6 +25,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 
 /**
  * A local Leasehold cluster of separate processes for end-to-end tests and the demo: a real
@@ -143,6 +147,35 @@ public final class LocalCluster implements AutoCloseable {
         proxies.add(proxy);
         process.awaitReady(settings.startupTimeout);
         return proxy;
+    }
+
+    /** Creates a topic through the running brokers with a real admin client and waits for it. */
+    public void createTopic(String topic, int partitions) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not create topic " + topic + " through " + bootstrapServers(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topic " + topic, e);
+        }
+    }
+
+    /** Partition to leader id as a real admin client sees it through {@code bootstrap}. */
+    public Map<Integer, Integer> leaders(String bootstrap, String topic) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(topic);
+            Map<Integer, Integer> leaders = new TreeMap<>();
+            description.partitions().forEach(info -> leaders.put(info.partition(),
+                    info.leader() == null ? -1 : info.leader().id()));
+            return leaders;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not describe topic " + topic + " through " + bootstrap, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while describing topic " + topic, e);
+        }
     }
 
     /** The broker id in the partition's lease key, or empty when nobody owns it. */

@@ -1,0 +1,16 @@
+package io.leasehold.proxy.backend;
+
+/** What the proxy wants to hear about backend connections (metrics and backpressure). */
+public interface BackendListener {
+    /** A connection to a broker was established. */
+    default void connectionOpened() {
+    }
+
+    /** A previously established connection closed. */
+    default void connectionClosed() {
+    }
+
+    /** Whether every backend connection of a session can take more writes right now. */
+    default void writabilityChanged(boolean writable) {
+    }
+}

@@ -1,0 +1,161 @@
+package io.leasehold.proxy.backend;
+
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoop;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * The backend connections used on behalf of one client connection (or of the proxy itself):
+ * at most one per broker, opened lazily on the session's event loop. A broker handles one
+ * request per connection at a time, so giving each client its own connections keeps one slow
+ * client from delaying all others, and keeps each client's requests to a broker in order.
+ */
+public final class BackendSession implements AutoCloseable {
+    private final BackendConnector connector;
+    private final EventLoop loop;
+    private final BackendListener listener;
+    private final Map<String, CompletableFuture<BackendConnection>> connections = new HashMap<>();
+    private boolean closed;
+    private boolean autoRead = true;
+    private boolean lastWritable = true;
+
+    BackendSession(BackendConnector connector, EventLoop loop, BackendListener listener) {
+        this.connector = connector;
+        this.loop = loop;
+        this.listener = listener;
+    }
+
+    /** The event loop all of this session's connections run on. */
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    /**
+     * Sends {@code request} (ownership taken; its correlation id is overwritten) to {@code broker}.
+     * Fails with {@link BackendUnreachableException} if it was never written, or
+     * {@link BackendOutcomeUnknownException} if it was written but not answered.
+     */
+    public CompletableFuture<ByteBuf> send(BrokerAddress broker, ByteBuf request) {
+        if (!loop.inEventLoop()) {
+            CompletableFuture<ByteBuf> result = new CompletableFuture<>();
+            loop.execute(() -> send(broker, request).whenComplete((r, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
+                } else if (!result.complete(r)) {
+                    r.release();
+                }
+            }));
+            return result;
+        }
+        return connection(broker).handle((connection, error) -> {
+            if (error != null) {
+                request.release();
+                return CompletableFuture.<ByteBuf>failedFuture(error);
+            }
+            return connection.send(request);
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * Sends to the first of {@code candidates} that accepts a connection; a broker that cannot
+     * be reached is skipped, since the request never left the proxy.
+     */
+    public CompletableFuture<ByteBuf> sendToAny(List<BrokerAddress> candidates, Supplier<ByteBuf> request) {
+        return sendToAny(candidates, 0, request, null);
+    }
+
+    private CompletableFuture<ByteBuf> sendToAny(List<BrokerAddress> candidates, int index,
+                                                 Supplier<ByteBuf> request, Throwable lastError) {
+        if (index >= candidates.size()) {
+            return CompletableFuture.failedFuture(new BackendUnreachableException(
+                    "no broker reachable among " + candidates.size() + " candidates"
+                            + (lastError == null ? "" : ": " + lastError.getMessage()), lastError));
+        }
+        return send(candidates.get(index), request.get()).handle((response, error) -> {
+            Throwable cause = unwrap(error);
+            if (cause instanceof BackendUnreachableException) {
+                return sendToAny(candidates, index + 1, request, cause);
+            }
+            return error == null ? CompletableFuture.completedFuture(response)
+                    : CompletableFuture.<ByteBuf>failedFuture(cause);
+        }).thenCompose(f -> f);
+    }
+
+    /** Stops or resumes reading responses from every broker (client too slow to take them). */
+    public void setAutoRead(boolean enabled) {
+        loop.execute(() -> {
+            autoRead = enabled;
+            connections.values().forEach(f -> f.thenAccept(c -> c.channel().config().setAutoRead(enabled)));
+        });
+    }
+
+    /** Closes every connection; pending requests fail as outcome unknown. */
+    @Override
+    public void close() {
+        loop.execute(() -> {
+            closed = true;
+            List<CompletableFuture<BackendConnection>> all = new ArrayList<>(connections.values());
+            connections.clear();
+            all.forEach(f -> f.thenAccept(c -> c.channel().close()));
+        });
+    }
+
+    private CompletableFuture<BackendConnection> connection(BrokerAddress broker) {
+        String key = broker.host() + ":" + broker.port();
+        CompletableFuture<BackendConnection> existing = connections.get(key);
+        if (existing != null) {
+            return existing;
+        }
+        CompletableFuture<BackendConnection> created = new CompletableFuture<>();
+        if (closed) {
+            created.completeExceptionally(new BackendUnreachableException("backend session closed", null));
+            return created;
+        }
+        connections.put(key, created);
+        String name = broker.id() + "@" + key;
+        BackendConnection connection = new BackendConnection(name, connector.requestTimeout());
+        ChannelFuture connect = connector.connect(loop, broker.host(), broker.port(), connection,
+                this::writabilityChanged);
+        connect.addListener(f -> {
+            if (f.isSuccess()) {
+                connect.channel().config().setAutoRead(autoRead);
+                connect.channel().closeFuture().addListener(c -> loop.execute(() -> connections.remove(key, created)));
+                created.complete(connection);
+            } else {
+                connections.remove(key, created);
+                created.completeExceptionally(new BackendUnreachableException(
+                        "cannot connect to broker " + name + ": " + f.cause().getMessage(), f.cause()));
+            }
+        });
+        return created;
+    }
+
+    private void writabilityChanged() {
+        boolean writable = true;
+        for (CompletableFuture<BackendConnection> f : connections.values()) {
+            BackendConnection c = f.getNow(null);
+            if (c != null && c.channel().isActive() && !c.channel().isWritable()) {
+                writable = false;
+            }
+        }
+        if (writable != lastWritable) {
+            lastWritable = writable;
+            listener.writabilityChanged(writable);
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+}

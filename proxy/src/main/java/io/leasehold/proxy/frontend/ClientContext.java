@@ -1,0 +1,11 @@
+package io.leasehold.proxy.frontend;
+
+import io.leasehold.proxy.backend.BackendSession;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * What a handler may use on behalf of one client connection: that connection's backend
+ * session (on the same event loop), its allocator and a name for log lines.
+ */
+public record ClientContext(BackendSession backends, ByteBufAllocator alloc, String remote) {
+}

@@ -1,0 +1,96 @@
+package io.leasehold.proxy.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.message.ApiMessageType;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.requests.ResponseHeader;
+
+/**
+ * Encodes and decodes Kafka messages between Netty buffers and the kafka-clients generated
+ * classes. Buffers produced here carry no length prefix (the pipeline's prepender adds it).
+ * Encoding writes straight into a pooled direct buffer, so record sets are copied once,
+ * from the buffer they arrived in to the one that leaves.
+ */
+public final class KafkaMessages {
+    private KafkaMessages() {
+    }
+
+    /**
+     * Encodes a request with a placeholder correlation id (the backend connection sets the real one).
+     */
+    public static ByteBuf encodeRequest(ByteBufAllocator alloc, ApiKeys api, short version, String clientId,
+                                        ApiMessage body) {
+        RequestHeaderData header = new RequestHeaderData()
+                .setRequestApiKey(api.id)
+                .setRequestApiVersion(version)
+                .setClientId(clientId)
+                .setCorrelationId(0);
+        return encode(alloc, header, api.requestHeaderVersion(version), body, version);
+    }
+
+    /** Encodes a response in the client's version, with the client's correlation id. */
+    public static ByteBuf encodeResponse(ByteBufAllocator alloc, ApiKeys api, short version, int correlationId,
+                                         ApiMessage body) {
+        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
+        return encode(alloc, header, api.responseHeaderVersion(version), body, version);
+    }
+
+    private static ByteBuf encode(ByteBufAllocator alloc, ApiMessage header, short headerVersion, ApiMessage body,
+                                  short version) {
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        int size = header.size(cache, headerVersion) + body.size(cache, version);
+        ByteBuf buf = alloc.directBuffer(size);
+        try {
+            ByteBufferAccessor out = new ByteBufferAccessor(buf.nioBuffer(buf.writerIndex(), size));
+            header.write(out, cache, headerVersion);
+            body.write(out, cache, version);
+            buf.writerIndex(buf.writerIndex() + size);
+            return buf;
+        } catch (RuntimeException e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Decodes a backend response frame (header + body). Record sets in the result are views of
+     * {@code frame}: keep it retained until the result has been encoded again.
+     */
+    @SuppressWarnings("unchecked")
+    public static <T extends ApiMessage> T decodeResponse(ByteBuf frame, ApiKeys api, short version) {
+        ApiMessage message = ApiMessageType.fromApiKey(api.id).newResponse();
+        message.read(new ByteBufferAccessor(responseBody(frame, api, version)), version);
+        return (T) message;
+    }
+
+    /** A view of a response frame's body, after its header. */
+    public static ByteBuffer responseBody(ByteBuf frame, ApiKeys api, short version) {
+        ByteBuffer nio = frame.nioBuffer();
+        ResponseHeader.parse(nio, api.responseHeaderVersion(version));
+        return nio;
+    }
+
+    /** The correlation id of a response frame. */
+    public static int responseCorrelationId(ByteBuf frame) {
+        return frame.getInt(frame.readerIndex());
+    }
+
+    /** Rewrites a forwarded response's correlation id to the client's, in place. */
+    public static ByteBuf withResponseCorrelationId(ByteBuf frame, int correlationId) {
+        frame.setInt(frame.readerIndex(), correlationId);
+        return frame;
+    }
+
+    /** Sets a request frame's correlation id in place. */
+    public static ByteBuf withRequestCorrelationId(ByteBuf frame, int correlationId) {
+        frame.setInt(frame.readerIndex() + RequestFrame.correlationIdOffset(), correlationId);
+        return frame;
+    }
+}

@@ -1,0 +1,52 @@
+package io.leasehold.proxy.routing;
+
+import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.netty.buffer.ByteBuf;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Forwards requests that no broker owns (admin, InitProducerId, ...) to any live broker,
+ * spreading them over brokers and failing over to the next one when a broker cannot be
+ * reached. The client's bytes go out unchanged apart from the correlation id.
+ */
+final class AnyBrokerForwarder {
+    private final OwnerRouter router;
+    private final AtomicInteger spread = new AtomicInteger();
+
+    AnyBrokerForwarder(OwnerRouter router) {
+        this.router = router;
+    }
+
+    /** Forwards and returns the broker's response bytes as they are. */
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client) {
+        return forward(frame, client, UnaryOperator.identity());
+    }
+
+    /**
+     * Forwards, then lets {@code transform} replace the response frame (it takes ownership of
+     * the frame it is given).
+     */
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, UnaryOperator<ByteBuf> transform) {
+        return client.backends().sendToAny(router.anyBrokerOrder(spread.getAndIncrement()), frame::retainedFrame)
+                .handle((response, error) -> {
+                    try {
+                        if (error != null) {
+                            Throwable cause = Failures.unwrap(error);
+                            Errors code = cause instanceof BackendOutcomeUnknownException unknown && unknown.timedOut()
+                                    ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
+                            return ErrorResponder.respond(client.alloc(), frame, code);
+                        }
+                        return transform.apply(KafkaMessages.withResponseCorrelationId(response,
+                                frame.correlationId()));
+                    } finally {
+                        frame.release();
+                    }
+                });
+    }
+}

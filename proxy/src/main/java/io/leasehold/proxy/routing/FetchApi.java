@@ -1,0 +1,134 @@
+package io.leasehold.proxy.routing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Fetch as a partitioned API. Fetch sessions are not forwarded: every sub-request is a full,
+ * sessionless fetch (session id 0, epoch -1), so brokers answer with session id 0 and the
+ * client keeps sending full fetches. A single-owner response is forwarded without decoding.
+ */
+final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
+        PartitionData> {
+    private static final int SESSIONLESS_EPOCH = -1;
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.FETCH;
+    }
+
+    @Override
+    public List<FetchTopic> topics(FetchRequestData request) {
+        return request.topics();
+    }
+
+    @Override
+    public String topicName(FetchTopic topic) {
+        return topic.topic();
+    }
+
+    @Override
+    public Uuid topicId(FetchTopic topic) {
+        return topic.topicId();
+    }
+
+    @Override
+    public List<FetchPartition> partitions(FetchTopic topic) {
+        return topic.partitions();
+    }
+
+    @Override
+    public int partitionIndex(FetchPartition partition) {
+        return partition.partition();
+    }
+
+    @Override
+    public FetchRequestData subRequest(FetchRequestData request,
+                                       LinkedHashMap<FetchTopic, List<FetchPartition>> partitions) {
+        List<FetchTopic> topics = new ArrayList<>();
+        partitions.forEach((topic, parts) -> topics.add(new FetchTopic()
+                .setTopic(topic.topic()).setTopicId(topic.topicId()).setPartitions(parts)));
+        return new FetchRequestData()
+                .setClusterId(request.clusterId())
+                .setReplicaId(request.replicaId())
+                .setReplicaState(request.replicaState())
+                .setMaxWaitMs(request.maxWaitMs())
+                .setMinBytes(request.minBytes())
+                .setMaxBytes(request.maxBytes())
+                .setIsolationLevel(request.isolationLevel())
+                .setSessionId(0)
+                .setSessionEpoch(SESSIONLESS_EPOCH)
+                .setTopics(topics)
+                .setForgottenTopicsData(new ArrayList<>())
+                .setRackId(request.rackId());
+    }
+
+    @Override
+    public void forEachResult(FetchResponseData response, ResultSink<PartitionData> sink) {
+        for (FetchResponseData.FetchableTopicResponse topic : response.responses()) {
+            for (PartitionData p : topic.partitions()) {
+                sink.accept(topic.topic(), topic.topicId(), p.partitionIndex(), p);
+            }
+        }
+    }
+
+    @Override
+    public short errorCode(PartitionData result) {
+        return result.errorCode();
+    }
+
+    @Override
+    public PartitionData errorResult(int partition, Errors error) {
+        return new PartitionData().setPartitionIndex(partition).setErrorCode(error.code())
+                .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+    }
+
+    @Override
+    public FetchResponseData assemble(FetchRequestData request, LinkedHashMap<FetchTopic, List<PartitionData>> results,
+                                      int throttleTimeMs) {
+        List<FetchResponseData.FetchableTopicResponse> topics = new ArrayList<>();
+        results.forEach((topic, parts) -> topics.add(new FetchResponseData.FetchableTopicResponse()
+                .setTopic(topic.topic()).setTopicId(topic.topicId()).setPartitions(parts)));
+        return new FetchResponseData().setResponses(topics).setThrottleTimeMs(throttleTimeMs).setSessionId(0);
+    }
+
+    @Override
+    public int throttleTimeMs(FetchResponseData response) {
+        return response.throttleTimeMs();
+    }
+
+    @Override
+    public short topLevelError(FetchResponseData response) {
+        return response.errorCode();
+    }
+
+    @Override
+    public boolean forwardsOriginal(FetchRequestData request) {
+        return false;
+    }
+
+    @Override
+    public boolean inspectsSingleResponse() {
+        return false;
+    }
+
+    @Override
+    public Duration retryBudget(FetchRequestData request, Duration fallback) {
+        return Duration.ofMillis(Math.max(0, request.maxWaitMs()));
+    }
+
+    @Override
+    public boolean idempotent() {
+        return true;
+    }
+}

@@ -1,0 +1,147 @@
+package io.leasehold.proxy.routing;
+
+import io.github.resilience4j.retry.Retry;
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendUnreachableException;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.MalformedRequestException;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.netty.buffer.ByteBuf;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+/**
+ * Sends consumer-group requests to the broker that holds the group's lease, or, if nobody
+ * does, to the broker every proxy picks for that group. A NOT_COORDINATOR answer drops that
+ * route and the request goes again (with backoff) to the next choice. The client's bytes and
+ * the broker's answer are forwarded unchanged apart from the correlation id.
+ */
+final class GroupRouter {
+    private record Attempt(ByteBuf response, boolean rejected, long deadlineNanos) {
+        boolean worthRetrying() {
+            return rejected && System.nanoTime() - deadlineNanos < 0;
+        }
+    }
+
+    private final OwnerRouter router;
+    private final ProxyMetrics metrics;
+    private final Retry retry;
+    private final long budgetNanos;
+
+    GroupRouter(OwnerRouter router, RetryFactory retries, ProxyMetrics metrics, java.time.Duration budget) {
+        this.router = router;
+        this.metrics = metrics;
+        this.retry = retries.<Attempt>create("groups", Attempt::worthRetrying);
+        this.budgetNanos = budget.toNanos();
+    }
+
+    CompletableFuture<ByteBuf> route(RequestFrame frame, ClientContext client) throws MalformedRequestException {
+        String group = groupOf(frame.decodeBody(), frame);
+        long deadline = System.nanoTime() + budgetNanos;
+        AtomicInteger attempts = new AtomicInteger();
+        CompletableFuture<Attempt> done = retry.<Attempt>executeCompletionStage(client.backends().eventLoop(), () -> {
+            int attempt = attempts.getAndIncrement();
+            if (attempt > 0) {
+                metrics.retried(frame.apiKey());
+            }
+            return attempt(frame, client, group, attempt, deadline);
+        }).toCompletableFuture();
+        return done.handle((attempt, error) -> {
+            try {
+                if (error != null) {
+                    return ErrorResponder.respond(client.alloc(), frame, Errors.NOT_COORDINATOR);
+                }
+                if (attempt.response() == null) {
+                    return ErrorResponder.respond(client.alloc(), frame, Errors.COORDINATOR_NOT_AVAILABLE);
+                }
+                return KafkaMessages.withResponseCorrelationId(attempt.response(), frame.correlationId());
+            } finally {
+                frame.release();
+            }
+        });
+    }
+
+    private CompletableFuture<Attempt> attempt(RequestFrame frame, ClientContext client, String group, int attempt,
+                                               long deadline) {
+        RoutingSnapshot snapshot = router.snapshot();
+        Target target = router.group(snapshot, group, attempt);
+        if (target == null) {
+            return CompletableFuture.completedFuture(new Attempt(null, true, deadline));
+        }
+        return client.backends().send(target.broker(), frame.retainedFrame()).handle((response, error) -> {
+            if (error != null) {
+                if (Failures.unwrap(error) instanceof BackendUnreachableException) {
+                    return new Attempt(null, true, deadline);
+                }
+                throw new IllegalStateException(Failures.unwrap(error));
+            }
+            AbstractResponse parsed = AbstractResponse.parseResponse(frame.apiKey(),
+                    new ByteBufferAccessor(KafkaMessages.responseBody(response, frame.apiKey(), frame.version())),
+                    frame.version());
+            if (!parsed.errorCounts().containsKey(Errors.NOT_COORDINATOR)) {
+                return new Attempt(response, false, deadline);
+            }
+            metrics.notCoordinatorRejection();
+            if (target.ownership() != null) {
+                router.routes().invalidateGroup(group, target.ownership());
+            }
+            Attempt rejected = new Attempt(response, true, deadline);
+            if (rejected.worthRetrying()) {
+                response.release();
+                return new Attempt(null, true, deadline);
+            }
+            return rejected;
+        });
+    }
+
+    /** The group a request is about; requests naming several groups go to the first one's owner. */
+    static String groupOf(ApiMessage body, RequestFrame frame) throws MalformedRequestException {
+        String group;
+        if (body instanceof JoinGroupRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof SyncGroupRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof HeartbeatRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof LeaveGroupRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof OffsetCommitRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof OffsetFetchRequestData r) {
+            group = r.groups().isEmpty() ? r.groupId() : r.groups().get(0).groupId();
+        } else if (body instanceof DescribeGroupsRequestData r) {
+            group = r.groups().isEmpty() ? null : r.groups().get(0);
+        } else if (body instanceof DeleteGroupsRequestData r) {
+            group = r.groupsNames().isEmpty() ? null : r.groupsNames().get(0);
+        } else if (body instanceof OffsetDeleteRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof ConsumerGroupHeartbeatRequestData r) {
+            group = r.groupId();
+        } else if (body instanceof ConsumerGroupDescribeRequestData r) {
+            group = r.groupIds().isEmpty() ? null : r.groupIds().get(0);
+        } else {
+            group = null;
+        }
+        if (group == null) {
+            throw new MalformedRequestException("malformed", frame + " names no consumer group", null);
+        }
+        return group;
+    }
+}

@@ -1,0 +1,124 @@
+package io.leasehold.proxy.routing;
+
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/**
+ * Topic metadata from the backends, rewritten to show only the proxy. Answers are cached for a
+ * short time per (version, request), and concurrent identical requests share one backend
+ * round trip. Every answer also feeds the topic id → name map.
+ */
+final class MetadataService implements TopicNameResolver {
+    /** Metadata version used to learn topic ids (first version with ids everywhere we need them). */
+    private static final short TOPIC_ID_VERSION = 12;
+    private static final int MAX_CACHED = 256;
+
+    private record Key(short version, MetadataRequestData request) {
+    }
+
+    private record Cached(CompletableFuture<MetadataResponseData> response, long expiresAtNanos) {
+        boolean fresh(long now) {
+            return now - expiresAtNanos < 0;
+        }
+    }
+
+    private final BackendSession backends;
+    private final OwnerRouter router;
+    private final AddressRewriter rewriter;
+    private final ByteBufAllocator alloc;
+    private final long maxAgeNanos;
+    private final Map<Key, Cached> cache = new ConcurrentHashMap<>();
+    private final AtomicReference<Map<Uuid, String>> topicNames = new AtomicReference<>(Map.of());
+    private final AtomicInteger spread = new AtomicInteger();
+
+    MetadataService(BackendSession backends, OwnerRouter router, AddressRewriter rewriter, ByteBufAllocator alloc,
+                    Duration maxAge) {
+        this.backends = backends;
+        this.router = router;
+        this.rewriter = rewriter;
+        this.alloc = alloc;
+        this.maxAgeNanos = maxAge.toNanos();
+    }
+
+    /** The rewritten answer to {@code request} in {@code version}; shared, so callers must not modify it. */
+    CompletableFuture<MetadataResponseData> metadata(MetadataRequestData request, short version) {
+        long now = System.nanoTime();
+        Key key = new Key(version, request);
+        Cached cached = cache.get(key);
+        if (cached != null && cached.fresh(now)) {
+            return cached.response();
+        }
+        CompletableFuture<MetadataResponseData> created = new CompletableFuture<>();
+        Cached mine = new Cached(created, now + maxAgeNanos);
+        Cached winner = cache.compute(key, (k, existing) -> existing != null && existing.fresh(now) ? existing : mine);
+        if (winner != mine) {
+            return winner.response();
+        }
+        if (cache.size() > MAX_CACHED) {
+            cache.entrySet().removeIf(e -> !e.getValue().fresh(now));
+        }
+        fetch(request, version).whenComplete((response, error) -> {
+            if (error != null) {
+                cache.remove(key, mine);
+                created.completeExceptionally(error);
+            } else {
+                created.complete(response);
+            }
+        });
+        return created;
+    }
+
+    private CompletableFuture<MetadataResponseData> fetch(MetadataRequestData request, short version) {
+        return backends.sendToAny(router.anyBrokerOrder(spread.getAndIncrement()),
+                () -> KafkaMessages.encodeRequest(alloc, ApiKeys.METADATA, version, "leasehold-proxy", request))
+                .thenApply(frame -> {
+                    try {
+                        MetadataResponseData response = KafkaMessages.decodeResponse(frame, ApiKeys.METADATA, version);
+                        learnTopicIds(response);
+                        rewriter.rewrite(response);
+                        return response;
+                    } finally {
+                        frame.release();
+                    }
+                });
+    }
+
+    private void learnTopicIds(MetadataResponseData response) {
+        Map<Uuid, String> learned = new HashMap<>();
+        for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+            if (topic.name() != null && !Uuid.ZERO_UUID.equals(topic.topicId())) {
+                learned.put(topic.topicId(), topic.name());
+            }
+        }
+        if (!learned.isEmpty()) {
+            topicNames.updateAndGet(current -> {
+                Map<Uuid, String> next = new HashMap<>(current);
+                next.putAll(learned);
+                return Map.copyOf(next);
+            });
+        }
+    }
+
+    @Override
+    public CompletableFuture<Map<Uuid, String>> resolve(Set<Uuid> ids) {
+        if (topicNames.get().keySet().containsAll(ids)) {
+            return CompletableFuture.completedFuture(topicNames.get());
+        }
+        MetadataRequestData allTopics = new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false);
+        return metadata(allTopics, TOPIC_ID_VERSION).handle((r, e) -> topicNames.get());
+    }
+}

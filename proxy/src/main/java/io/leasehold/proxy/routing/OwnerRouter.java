@@ -1,0 +1,86 @@
+package io.leasehold.proxy.routing;
+
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.leasehold.routing.watch.RoutingTable;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Chooses brokers from the routing snapshot: the owner when one is known and registered,
+ * otherwise a fallback that every proxy computes alike (a hash over the live broker ids in
+ * sorted order) and that moves to the next broker on each retry, so retries try different
+ * brokers. With no broker registered in etcd yet, the configured bootstrap brokers are used.
+ */
+public final class OwnerRouter {
+    private final RoutingTable routes;
+    private final List<BrokerAddress> bootstrap;
+
+    public OwnerRouter(RoutingTable routes, List<BrokerAddress> bootstrap) {
+        this.routes = routes;
+        this.bootstrap = List.copyOf(bootstrap);
+    }
+
+    public RoutingTable routes() {
+        return routes;
+    }
+
+    /** The current snapshot (one read, so a whole request routes on one consistent view). */
+    public RoutingSnapshot snapshot() {
+        return routes.snapshot();
+    }
+
+    /** Route for a partition on retry number {@code attempt} (0 = first try). */
+    Target partition(RoutingSnapshot snapshot, String topic, int partition, int attempt) {
+        Ownership owner = snapshot.partitionOwner(topic, partition);
+        return route(snapshot, owner, 31 * topic.hashCode() + partition, attempt);
+    }
+
+    /** Route for a consumer group on retry number {@code attempt}. */
+    Target group(RoutingSnapshot snapshot, String group, int attempt) {
+        Ownership owner = snapshot.groupOwner(group);
+        return route(snapshot, owner, Objects.hashCode(group), attempt);
+    }
+
+    private Target route(RoutingSnapshot snapshot, Ownership owner, int hash, int attempt) {
+        if (owner != null) {
+            BrokerAddress address = snapshot.broker(owner.brokerId());
+            if (address != null) {
+                return new Target(address, owner);
+            }
+        }
+        List<BrokerAddress> live = liveBrokers(snapshot);
+        if (live.isEmpty()) {
+            return null;
+        }
+        return new Target(live.get(Math.floorMod(hash + attempt, live.size())), null);
+    }
+
+    /** Live brokers sorted by id, or the bootstrap list while etcd knows none. */
+    public List<BrokerAddress> liveBrokers(RoutingSnapshot snapshot) {
+        List<BrokerAddress> live = new ArrayList<>(snapshot.brokers());
+        if (live.isEmpty()) {
+            return bootstrap;
+        }
+        live.sort(Comparator.comparingInt(BrokerAddress::id));
+        return live;
+    }
+
+    /**
+     * Every live broker, starting at a position derived from {@code seed}: spreads "any broker"
+     * requests across brokers while keeping the rest of the list for failover.
+     */
+    public List<BrokerAddress> anyBrokerOrder(int seed) {
+        List<BrokerAddress> live = liveBrokers(snapshot());
+        int n = live.size();
+        List<BrokerAddress> ordered = new ArrayList<>(n);
+        int start = n == 0 ? 0 : Math.floorMod(seed, n);
+        for (int i = 0; i < n; i++) {
+            ordered.add(live.get((start + i) % n));
+        }
+        return ordered;
+    }
+}

@@ -1,0 +1,56 @@
+package io.leasehold.proxy.routing;
+
+import io.github.resilience4j.retry.Retry;
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.netty.buffer.ByteBuf;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * Runs partition-keyed requests: resolves topic ids to names, then hands the request to a
+ * {@link PartitionedExchange} under the API's retry policy.
+ */
+final class PartitionRouting {
+    private final OwnerRouter router;
+    private final TopicNameResolver topicIds;
+    private final RetryFactory retries;
+    private final ProxyMetrics metrics;
+    private final Duration defaultRetryBudget;
+    private final Map<ApiKeys, Retry> retryByApi = new ConcurrentHashMap<>();
+
+    PartitionRouting(OwnerRouter router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
+                     Duration defaultRetryBudget) {
+        this.router = router;
+        this.topicIds = topicIds;
+        this.retries = retries;
+        this.metrics = metrics;
+        this.defaultRetryBudget = defaultRetryBudget;
+    }
+
+    <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ByteBuf> execute(
+            PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client) {
+        long deadline = System.nanoTime() + api.retryBudget(request, defaultRetryBudget).toNanos();
+        PartitionedExchange<Q, R, T, E, P> exchange =
+                new PartitionedExchange<>(api, frame, request, client, router, metrics, deadline);
+        Set<Uuid> ids = api.topics(request).stream().map(api::topicId)
+                .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
+        Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(
+                "partitions-" + key.name, PartitionedExchange.Attempt::worthRetrying));
+        CompletableFuture<Map<Uuid, String>> names = ids.isEmpty()
+                ? CompletableFuture.completedFuture(Map.of()) : topicIds.resolve(ids);
+        return names.handleAsync((resolved, error) -> {
+            List<PartitionedExchange.Entry<T, E>> entries = exchange.entries(error == null ? resolved : Map.of());
+            return exchange.run(entries, retry);
+        }, client.backends().eventLoop()).thenCompose(f -> f);
+    }
+}

@@ -1,0 +1,76 @@
+package io.leasehold.proxy.routing;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * How one partition-keyed API (Produce, Fetch, ListOffsets, OffsetForLeaderEpoch) is taken
+ * apart into per-broker sub-requests and put back together. The split, routing, retry and
+ * merge logic lives once, in {@link PartitionedExchange}; implementations only know their
+ * message classes.
+ *
+ * @param <Q> request data class
+ * @param <R> response data class
+ * @param <T> request topic element
+ * @param <E> request partition element
+ * @param <P> response partition element
+ */
+interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
+
+    /** Receives one partition result of a response. */
+    interface ResultSink<P> {
+        void accept(String topicName, Uuid topicId, int partition, P result);
+    }
+
+    ApiKeys apiKey();
+
+    List<T> topics(Q request);
+
+    /** The topic's name on the wire ("" when the version names topics by id). */
+    String topicName(T topic);
+
+    /** The topic's id on the wire ({@link Uuid#ZERO_UUID} when the version names topics by name). */
+    Uuid topicId(T topic);
+
+    List<E> partitions(T topic);
+
+    int partitionIndex(E partition);
+
+    /** A copy of {@code request} carrying only the given partitions (record sets shared, not copied). */
+    Q subRequest(Q request, LinkedHashMap<T, List<E>> partitions);
+
+    void forEachResult(R response, ResultSink<P> sink);
+
+    short errorCode(P result);
+
+    P errorResult(int partition, Errors error);
+
+    /** The merged response, topics and partitions in request order. */
+    R assemble(Q request, LinkedHashMap<T, List<P>> results, int throttleTimeMs);
+
+    int throttleTimeMs(R response);
+
+    /** An error that applies to every partition of a sub-response; 0 if none. */
+    default short topLevelError(R response) {
+        return Errors.NONE.code();
+    }
+
+    /** True if the single-owner case may forward the client's own bytes unchanged. */
+    boolean forwardsOriginal(Q request);
+
+    /** False if a single-owner response is forwarded without being decoded at all. */
+    default boolean inspectsSingleResponse() {
+        return true;
+    }
+
+    /** How long rejected partitions may be retried on the client's behalf. */
+    Duration retryBudget(Q request, Duration fallback);
+
+    /** True if a sub-request whose answer never arrived may be sent again (reads only). */
+    boolean idempotent();
+}

@@ -1,0 +1,276 @@
+package io.leasehold.proxy.routing;
+
+import io.github.resilience4j.retry.Retry;
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
+import io.leasehold.proxy.backend.BackendUnreachableException;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One partition-keyed request in progress: routes every partition to its owner, sends one
+ * sub-request per broker concurrently, retries partitions a broker rejected as not its own
+ * (and partitions never sent) on the current owner, and merges all partition results into one
+ * response in the client's version. When a single broker takes the whole request on the first
+ * try, its response bytes are forwarded as they are.
+ */
+final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
+
+    /** Identifies a partition the same way in a request and in its response. */
+    record Key(String topicName, Uuid topicId, int partition) {
+    }
+
+    /** One partition of the request with its resolved topic name. */
+    record Entry<T, E>(T topic, E partition, String resolvedName, Key key) {
+    }
+
+    private record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
+    }
+
+    /** Outcome of one attempt: what is left to retry, or a raw response that finishes the exchange. */
+    record Attempt<T, E>(List<Entry<T, E>> retry, ByteBuf raw, long deadlineNanos) {
+        /** Retry only what is left, and only within the request's own time budget. */
+        boolean worthRetrying() {
+            return raw == null && !retry.isEmpty() && System.nanoTime() - deadlineNanos < 0;
+        }
+    }
+
+    private final PartitionedApi<Q, R, T, E, P> api;
+    private final RequestFrame frame;
+    private final Q request;
+    private final ClientContext client;
+    private final OwnerRouter router;
+    private final ProxyMetrics metrics;
+    private final Map<Key, P> results = new ConcurrentHashMap<>();
+    private final Queue<ByteBuf> responseFrames = new ConcurrentLinkedQueue<>();
+    private final long deadlineNanos;
+    private volatile int attempts;
+    private volatile int throttle;
+
+    PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
+                        OwnerRouter router, ProxyMetrics metrics, long deadlineNanos) {
+        this.deadlineNanos = deadlineNanos;
+        this.api = api;
+        this.frame = frame;
+        this.request = request;
+        this.client = client;
+        this.router = router;
+        this.metrics = metrics;
+    }
+
+    /** Lists the request's partitions; topics named by an unknown id are answered at once. */
+    List<Entry<T, E>> entries(Map<Uuid, String> topicNames) {
+        List<Entry<T, E>> entries = new ArrayList<>();
+        for (T topic : api.topics(request)) {
+            Uuid id = api.topicId(topic);
+            String name = Uuid.ZERO_UUID.equals(id) ? api.topicName(topic) : topicNames.get(id);
+            for (E partition : api.partitions(topic)) {
+                int index = api.partitionIndex(partition);
+                Key key = new Key(api.topicName(topic), id, index);
+                if (name == null) {
+                    results.put(key, api.errorResult(index, Errors.UNKNOWN_TOPIC_ID));
+                } else {
+                    entries.add(new Entry<>(topic, partition, name, key));
+                }
+            }
+        }
+        return entries;
+    }
+
+    /**
+     * Runs the attempts under {@code retry} and completes with the encoded response; releases
+     * the request frame and every backend response frame it used.
+     */
+    CompletableFuture<ByteBuf> run(List<Entry<T, E>> entries, Retry retry) {
+        AtomicReference<List<Entry<T, E>>> remaining = new AtomicReference<>(entries);
+        CompletableFuture<Attempt<T, E>> done = retry.<Attempt<T, E>>executeCompletionStage(
+                client.backends().eventLoop(), () -> {
+                    if (attempts > 0) {
+                        metrics.retried(api.apiKey());
+                    }
+                    return attempt(remaining.get()).thenApply(a -> {
+                        remaining.set(a.retry());
+                        return a;
+                    });
+                }).toCompletableFuture();
+        return done.handle((attempt, error) -> {
+            try {
+                if (error != null) {
+                    throw new IllegalStateException("partition exchange failed", error);
+                }
+                if (attempt.raw() != null) {
+                    return attempt.raw();
+                }
+                return assemble();
+            } finally {
+                responseFrames.forEach(ByteBuf::release);
+                responseFrames.clear();
+                frame.release();
+            }
+        });
+    }
+
+    private ByteBuf assemble() {
+        LinkedHashMap<T, List<P>> merged = new LinkedHashMap<>();
+        for (T topic : api.topics(request)) {
+            List<P> partitions = new ArrayList<>();
+            for (E partition : api.partitions(topic)) {
+                int index = api.partitionIndex(partition);
+                P result = results.get(new Key(api.topicName(topic), api.topicId(topic), index));
+                partitions.add(result != null ? result : api.errorResult(index, Errors.UNKNOWN_SERVER_ERROR));
+            }
+            merged.put(topic, partitions);
+        }
+        R response = api.assemble(request, merged, throttle);
+        return KafkaMessages.encodeResponse(client.alloc(), api.apiKey(), frame.version(), frame.correlationId(),
+                response);
+    }
+
+    private CompletableFuture<Attempt<T, E>> attempt(List<Entry<T, E>> entries) {
+        int attempt = attempts++;
+        RoutingSnapshot snapshot = router.snapshot();
+        Map<BrokerAddress, List<Routed<T, E>>> byBroker = new LinkedHashMap<>();
+        List<Entry<T, E>> retry = new ArrayList<>();
+        for (Entry<T, E> entry : entries) {
+            Target target = router.partition(snapshot, entry.resolvedName(), entry.key().partition(), attempt);
+            if (target == null) {
+                results.put(entry.key(), api.errorResult(entry.key().partition(), Errors.LEADER_NOT_AVAILABLE));
+                retry.add(entry);
+            } else {
+                byBroker.computeIfAbsent(target.broker(), b -> new ArrayList<>())
+                        .add(new Routed<>(entry, target.ownership()));
+            }
+        }
+        if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()) {
+            Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
+            return sendWhole(only.getKey(), only.getValue());
+        }
+        List<CompletableFuture<List<Entry<T, E>>>> sends = new ArrayList<>();
+        byBroker.forEach((broker, routed) -> sends.add(sendPart(broker, routed)));
+        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            sends.forEach(s -> retry.addAll(s.join()));
+            return new Attempt<>(retry, null, deadlineNanos);
+        });
+    }
+
+    /** Single owner on the first try: forward the client's bytes when allowed, and its response as is. */
+    private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
+        ByteBuf payload = api.forwardsOriginal(request) ? frame.retainedFrame() : encode(routed);
+        return client.backends().send(broker, payload).handle((response, error) -> {
+            if (error != null) {
+                return new Attempt<>(failed(routed, error), null, deadlineNanos);
+            }
+            if (!api.inspectsSingleResponse()) {
+                return new Attempt<T, E>(List.of(), KafkaMessages.withResponseCorrelationId(response,
+                        frame.correlationId()), deadlineNanos);
+            }
+            R decoded = KafkaMessages.decodeResponse(response, api.apiKey(), frame.version());
+            List<Entry<T, E>> retry = absorb(decoded, routed);
+            if (retry.isEmpty()) {
+                return new Attempt<T, E>(List.of(), KafkaMessages.withResponseCorrelationId(response,
+                        frame.correlationId()), deadlineNanos);
+            }
+            responseFrames.add(response);
+            return new Attempt<>(retry, null, deadlineNanos);
+        });
+    }
+
+    private CompletableFuture<List<Entry<T, E>>> sendPart(BrokerAddress broker, List<Routed<T, E>> routed) {
+        ByteBuf payload;
+        try {
+            payload = encode(routed);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return client.backends().send(broker, payload).handle((response, error) -> {
+            if (error != null) {
+                return failed(routed, error);
+            }
+            responseFrames.add(response);
+            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()), routed);
+        });
+    }
+
+    private ByteBuf encode(List<Routed<T, E>> routed) {
+        LinkedHashMap<T, List<E>> partitions = new LinkedHashMap<>();
+        for (Routed<T, E> r : routed) {
+            partitions.computeIfAbsent(r.entry().topic(), t -> new ArrayList<>()).add(r.entry().partition());
+        }
+        Q sub = api.subRequest(request, partitions);
+        return KafkaMessages.encodeRequest(client.alloc(), api.apiKey(), frame.version(), frame.header().clientId(),
+                sub);
+    }
+
+    /** Records a sub-response; returns the partitions to retry (rejected as not owned). */
+    private List<Entry<T, E>> absorb(R response, List<Routed<T, E>> routed) {
+        throttle = Math.max(throttle, api.throttleTimeMs(response));
+        short topLevel = api.topLevelError(response);
+        Map<Key, P> answered = new HashMap<>();
+        api.forEachResult(response, (name, id, partition, result) -> answered.put(new Key(name, id, partition), result));
+        List<Entry<T, E>> retry = new ArrayList<>();
+        for (Routed<T, E> r : routed) {
+            Key key = r.entry().key();
+            P result = topLevel != Errors.NONE.code()
+                    ? api.errorResult(key.partition(), Errors.forCode(topLevel))
+                    : answered.get(key);
+            if (result == null) {
+                result = api.errorResult(key.partition(), Errors.UNKNOWN_SERVER_ERROR);
+            }
+            results.put(key, result);
+            if (api.errorCode(result) == Errors.NOT_LEADER_OR_FOLLOWER.code()) {
+                metrics.notLeaderRejection();
+                if (r.ownership() != null) {
+                    router.routes().invalidatePartition(r.entry().resolvedName(), key.partition(), r.ownership());
+                }
+                retry.add(r.entry());
+            }
+        }
+        return retry;
+    }
+
+    /**
+     * A sub-request that got no response: never sent → retry; sent but unanswered → retry only
+     * reads; a write's partitions report the failure and the client's idempotence decides.
+     */
+    private List<Entry<T, E>> failed(List<Routed<T, E>> routed, Throwable error) {
+        Throwable cause = Failures.unwrap(error);
+        List<Entry<T, E>> retry = new ArrayList<>();
+        Errors code;
+        boolean retriable;
+        if (cause instanceof BackendUnreachableException) {
+            code = Errors.NOT_LEADER_OR_FOLLOWER;
+            retriable = true;
+        } else if (cause instanceof BackendOutcomeUnknownException unknown) {
+            code = unknown.timedOut() ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
+            retriable = api.idempotent();
+        } else {
+            code = Errors.UNKNOWN_SERVER_ERROR;
+            retriable = false;
+        }
+        for (Routed<T, E> r : routed) {
+            results.put(r.entry().key(), api.errorResult(r.entry().key().partition(), code));
+            if (retriable) {
+                retry.add(r.entry());
+            }
+        }
+        return retry;
+    }
+}

@@ -1,0 +1,117 @@
+package io.leasehold.proxy.routing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Produce as a partitioned API. Sub-requests always ask for acknowledgement (acks=0 becomes
+ * acks=1 towards brokers) so the proxy learns about ownership rejections and can land the
+ * records on the right broker even when the client asked for no answer.
+ */
+final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResponseData, TopicProduceData,
+        PartitionProduceData, PartitionProduceResponse> {
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.PRODUCE;
+    }
+
+    @Override
+    public List<TopicProduceData> topics(ProduceRequestData request) {
+        return new ArrayList<>(request.topicData());
+    }
+
+    @Override
+    public String topicName(TopicProduceData topic) {
+        return topic.name();
+    }
+
+    @Override
+    public Uuid topicId(TopicProduceData topic) {
+        return topic.topicId();
+    }
+
+    @Override
+    public List<PartitionProduceData> partitions(TopicProduceData topic) {
+        return topic.partitionData();
+    }
+
+    @Override
+    public int partitionIndex(PartitionProduceData partition) {
+        return partition.index();
+    }
+
+    @Override
+    public ProduceRequestData subRequest(ProduceRequestData request,
+                                         LinkedHashMap<TopicProduceData, List<PartitionProduceData>> partitions) {
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        partitions.forEach((topic, parts) -> topics.add(new TopicProduceData()
+                .setName(topic.name()).setTopicId(topic.topicId()).setPartitionData(parts)));
+        return new ProduceRequestData()
+                .setTransactionalId(request.transactionalId())
+                .setAcks(request.acks() == 0 ? 1 : request.acks())
+                .setTimeoutMs(request.timeoutMs())
+                .setTopicData(topics);
+    }
+
+    @Override
+    public void forEachResult(ProduceResponseData response, ResultSink<PartitionProduceResponse> sink) {
+        for (ProduceResponseData.TopicProduceResponse topic : response.responses()) {
+            for (PartitionProduceResponse p : topic.partitionResponses()) {
+                sink.accept(topic.name(), topic.topicId(), p.index(), p);
+            }
+        }
+    }
+
+    @Override
+    public short errorCode(PartitionProduceResponse result) {
+        return result.errorCode();
+    }
+
+    @Override
+    public PartitionProduceResponse errorResult(int partition, Errors error) {
+        return new PartitionProduceResponse().setIndex(partition).setErrorCode(error.code())
+                .setBaseOffset(-1).setLogAppendTimeMs(-1).setLogStartOffset(-1);
+    }
+
+    @Override
+    public ProduceResponseData assemble(ProduceRequestData request,
+                                        LinkedHashMap<TopicProduceData, List<PartitionProduceResponse>> results,
+                                        int throttleTimeMs) {
+        ProduceResponseData.TopicProduceResponseCollection topics =
+                new ProduceResponseData.TopicProduceResponseCollection();
+        results.forEach((topic, parts) -> topics.add(new ProduceResponseData.TopicProduceResponse()
+                .setName(topic.name()).setTopicId(topic.topicId()).setPartitionResponses(parts)));
+        return new ProduceResponseData().setResponses(topics).setThrottleTimeMs(throttleTimeMs);
+    }
+
+    @Override
+    public int throttleTimeMs(ProduceResponseData response) {
+        return response.throttleTimeMs();
+    }
+
+    @Override
+    public boolean forwardsOriginal(ProduceRequestData request) {
+        return request.acks() != 0;
+    }
+
+    @Override
+    public Duration retryBudget(ProduceRequestData request, Duration fallback) {
+        return Duration.ofMillis(Math.max(0, request.timeoutMs()));
+    }
+
+    @Override
+    public boolean idempotent() {
+        return false;
+    }
+}

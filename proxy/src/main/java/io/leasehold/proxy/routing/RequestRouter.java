@@ -1,0 +1,201 @@
+package io.leasehold.proxy.routing;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.MalformedRequestException;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy's request dispatcher: checks that the API and version are ones the proxy
+ * advertises, then hands the request to the component that serves its {@link Route}.
+ */
+public final class RequestRouter implements RequestHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
+
+    private final RoutePolicy policy = new RoutePolicy();
+    private final ApiVersionsService apiVersions;
+    private final MetadataService metadata;
+    private final FindCoordinatorResponder coordinators;
+    private final PartitionRouting partitions;
+    private final GroupRouter groups;
+    private final AnyBrokerForwarder anyBroker;
+    private final AddressRewriter rewriter;
+    private final ProduceApi produce = new ProduceApi();
+    private final FetchApi fetch = new FetchApi();
+    private final ListOffsetsApi listOffsets = new ListOffsetsApi();
+    private final OffsetForLeaderEpochApi offsetForLeaderEpoch = new OffsetForLeaderEpochApi();
+
+    /** Settings the router needs from the configuration. */
+    public record Settings(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
+                           Duration requestTimeout) {
+    }
+
+    /**
+     * @param router   routing snapshot access and broker choice
+     * @param control  the proxy's own backend session (metadata and ApiVersions queries)
+     * @param identity the advertised address clients see
+     */
+    public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc, ProxyIdentity identity,
+                         ProxyMetrics metrics, Settings settings) {
+        RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
+        this.rewriter = new AddressRewriter(identity);
+        this.apiVersions = new ApiVersionsService(control, router, policy, alloc, settings.metadataMaxAge()
+                .multipliedBy(15));
+        this.metadata = new MetadataService(control, router, rewriter, alloc, settings.metadataMaxAge());
+        this.coordinators = new FindCoordinatorResponder(identity);
+        this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout());
+        this.groups = new GroupRouter(router, retries, metrics, settings.requestTimeout());
+        this.anyBroker = new AnyBrokerForwarder(router);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> handle(RequestFrame request, ClientContext client) {
+        if (request.apiKey() == ApiKeys.API_VERSIONS) {
+            return answerApiVersions(request, client);
+        }
+        return apiVersions.isAdvertised(request.apiKey(), request.version()).handle((advertised, error) -> {
+            if (error != null) {
+                request.release();
+                return CompletableFuture.<ByteBuf>failedFuture(error);
+            }
+            if (!advertised) {
+                return unsupported(request, client);
+            }
+            try {
+                return dispatch(request, client);
+            } catch (MalformedRequestException | RuntimeException e) {
+                request.release();
+                return CompletableFuture.<ByteBuf>failedFuture(e);
+            }
+        }).thenCompose(f -> f);
+    }
+
+    private CompletableFuture<ByteBuf> dispatch(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        Route route = policy.route(request.apiKey());
+        switch (route) {
+            case LOCAL:
+                FindCoordinatorRequestData find = request.decodeBody();
+                return respond(request, client, coordinators.answer(find, request.version()));
+            case METADATA:
+                MetadataRequestData metadataRequest = request.decodeBody();
+                return metadata.metadata(metadataRequest, request.version()).thenApply(response -> {
+                    try {
+                        return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
+                                request.correlationId(), response);
+                    } finally {
+                        request.release();
+                    }
+                });
+            case PARTITIONED:
+                return routePartitioned(request, client);
+            case GROUP:
+                return groups.route(request, client);
+            case ANY_BROKER_REWRITTEN:
+                return anyBroker.forward(request, client, frame -> rewriteDescribeCluster(request, client, frame));
+            default:
+                return anyBroker.forward(request, client);
+        }
+    }
+
+    private CompletableFuture<ByteBuf> routePartitioned(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        switch (request.apiKey()) {
+            case PRODUCE:
+                ProduceRequestData produceRequest = request.decodeBody();
+                CompletableFuture<ByteBuf> result = partitions.execute(produce, request, produceRequest, client);
+                if (produceRequest.acks() != 0) {
+                    return result;
+                }
+                // acks=0: the client expects no answer; the proxy still lands the records on the
+                // owner (retrying rejections) and only logs what it could not deliver.
+                result.whenComplete((response, error) -> {
+                    if (error != null) {
+                        LOG.warn("acks=0 produce from {} could not be delivered: {}", client.remote(), error.toString());
+                    } else {
+                        response.release();
+                    }
+                });
+                return CompletableFuture.completedFuture(null);
+            case FETCH:
+                return partitions.execute(fetch, request, request.decodeBody(), client);
+            case LIST_OFFSETS:
+                return partitions.execute(listOffsets, request, request.decodeBody(), client);
+            default:
+                return partitions.execute(offsetForLeaderEpoch, request, request.decodeBody(), client);
+        }
+    }
+
+    private ByteBuf rewriteDescribeCluster(RequestFrame request, ClientContext client, ByteBuf frame) {
+        try {
+            DescribeClusterResponseData response = KafkaMessages.decodeResponse(frame, ApiKeys.DESCRIBE_CLUSTER,
+                    request.version());
+            rewriter.rewrite(response);
+            return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.DESCRIBE_CLUSTER, request.version(),
+                    request.correlationId(), response);
+        } finally {
+            frame.release();
+        }
+    }
+
+    private CompletableFuture<ByteBuf> answerApiVersions(RequestFrame request, ClientContext client) {
+        if (request.version() > ApiKeys.API_VERSIONS.latestVersion()) {
+            // Answered in v0, which every client can read, so it can retry with a version we know.
+            try {
+                return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(),
+                        ApiKeys.API_VERSIONS, (short) 0, request.correlationId(), apiVersions.unsupportedVersion()));
+            } finally {
+                request.release();
+            }
+        }
+        return apiVersions.answer().handle((answer, error) -> {
+            try {
+                if (error != null) {
+                    throw new IllegalStateException("no backend answered ApiVersions: " + error.getMessage(), error);
+                }
+                return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.API_VERSIONS, request.version(),
+                        request.correlationId(), answer);
+            } finally {
+                request.release();
+            }
+        });
+    }
+
+    private CompletableFuture<ByteBuf> unsupported(RequestFrame request, ClientContext client) {
+        try {
+            return CompletableFuture.completedFuture(
+                    ErrorResponder.respond(client.alloc(), request, Errors.UNSUPPORTED_VERSION));
+        } catch (RuntimeException e) {
+            // kafka-clients cannot even read this version, so no error response can be built.
+            return CompletableFuture.failedFuture(new MalformedRequestException("unsupported_version",
+                    request + " is not an API version this proxy serves", e));
+        } finally {
+            request.release();
+        }
+    }
+
+    private CompletableFuture<ByteBuf> respond(RequestFrame request, ClientContext client,
+                                               org.apache.kafka.common.protocol.ApiMessage body) {
+        try {
+            return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(), request.apiKey(),
+                    request.version(), request.correlationId(), body));
+        } finally {
+            request.release();
+        }
+    }
+}

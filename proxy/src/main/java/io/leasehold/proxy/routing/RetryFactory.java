@@ -1,0 +1,39 @@
+package io.leasehold.proxy.routing;
+
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.function.Predicate;
+
+/**
+ * Builds the resilience4j retries used for rejected partitions and groups: exponential backoff
+ * with jitter between the configured bounds. The caller's predicate also checks the request's
+ * own deadline, so retries never outlive the client's timeout.
+ */
+public final class RetryFactory {
+    private static final int MAX_ATTEMPTS = 10;
+    private static final double MULTIPLIER = 2.0;
+    private static final double JITTER = 0.5;
+
+    private final Duration initialBackoff;
+    private final Duration maxBackoff;
+
+    public RetryFactory(Duration initialBackoff, Duration maxBackoff) {
+        this.initialBackoff = initialBackoff;
+        this.maxBackoff = maxBackoff;
+    }
+
+    /** A retry that repeats while {@code retryOnResult} holds, returning the last result otherwise. */
+    public <T> Retry create(String name, Predicate<T> retryOnResult) {
+        RetryConfig config = RetryConfig.<T>custom()
+                .maxAttempts(MAX_ATTEMPTS)
+                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(initialBackoff, MULTIPLIER, JITTER,
+                        maxBackoff))
+                .retryOnResult(retryOnResult)
+                .retryOnException(e -> false)
+                .failAfterMaxAttempts(false)
+                .build();
+        return Retry.of(name, config);
+    }
+}
