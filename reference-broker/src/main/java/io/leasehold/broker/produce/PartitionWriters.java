@@ -57,9 +57,10 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
         CompletableFuture<Opened> opening = writers.computeIfAbsent(key, k -> open(topic, partition));
         return opening.handle((opened, error) -> {
             if (error != null) {
+                // Claiming or reading the committed state failed, so certainly nothing was written.
                 writers.remove(key, opening);
-                return CompletableFuture.completedFuture(AppendOutcome.failed(Errors.REQUEST_TIMED_OUT,
-                        "could not open " + key.topic() + "-" + partition + " for writing: " + error.getMessage()));
+                return CompletableFuture.completedFuture(AppendOutcome.failed(Errors.NOT_LEADER_OR_FOLLOWER,
+                        "could not take " + key.topic() + "-" + partition + " for writing: " + error.getMessage()));
             }
             if (opened.writer() == null) {
                 writers.remove(key, opening);
