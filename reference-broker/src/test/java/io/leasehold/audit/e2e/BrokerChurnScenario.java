@@ -75,7 +75,7 @@ final class BrokerChurnScenario {
                 workload.start();
                 awaitMoreAcks(workload, PHASE_ACKS);
                 cluster.broker(3).terminate(Duration.ofSeconds(20));
-                Map<Integer, Integer> without = cluster.leaders(brokers.get(0), TOPIC);
+                Map<Integer, Integer> without = awaitLeadersWithoutBroker3(brokers.get(0));
                 awaitMoreAcks(workload, PHASE_ACKS);
                 cluster.startBroker(3);
                 Map<Integer, Integer> after = cluster.leaders(brokers.get(0), TOPIC);
@@ -85,6 +85,12 @@ final class BrokerChurnScenario {
                 file.flush();
             }
         }
+    }
+
+    /** Metadata once broker 3's registration is gone from etcd (at once after a graceful exit, at worst after the TTL). */
+    private Map<Integer, Integer> awaitLeadersWithoutBroker3(String bootstrap) {
+        return await().atMost(Duration.ofSeconds(20)).until(() -> cluster.leaders(bootstrap, TOPIC),
+                leaders -> !leaders.containsValue(3));
     }
 
     /** Runs the auditor's command line on the journal file, reading through {@code bootstrap}; returns its exit code. */
