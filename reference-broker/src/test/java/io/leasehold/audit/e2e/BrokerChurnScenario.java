@@ -64,7 +64,7 @@ final class BrokerChurnScenario {
                 .partitions(IntStream.range(0, PARTITIONS).boxed().toList())
                 .recordsPerProducer(20_000)
                 .recordsPerSecond(250)
-                .maxDuration(Duration.ofSeconds(12))
+                .maxDuration(Duration.ofSeconds(15))
                 .deliveryTimeout(Duration.ofSeconds(15))
                 .producerOverride(ProducerConfig.METADATA_MAX_AGE_CONFIG, 250)
                 .producerOverride(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000)
@@ -79,6 +79,7 @@ final class BrokerChurnScenario {
                 awaitMoreAcks(workload, PHASE_ACKS);
                 cluster.startBroker(3);
                 Map<Integer, Integer> after = cluster.leaders(brokers.get(0), TOPIC);
+                awaitMoreAcks(workload, PHASE_ACKS);
                 WorkloadResult result = workload.awaitCompletion(Duration.ofSeconds(40));
                 return new Outcome(result, journal, before, without, after);
             } finally {
