@@ -55,7 +55,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                 updateAutoRead(ctx);
             }
         });
-        client = new ClientContext(backends, ctx.alloc(), String.valueOf(ctx.channel().remoteAddress()));
+        client = new ClientContext(backends, new PartitionWriteOrder(), ctx.alloc(), String.valueOf(ctx.channel().remoteAddress()));
         ctx.fireChannelActive();
     }
 

@@ -73,4 +73,9 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
     /** True if a sub-request whose answer never arrived may be sent again (reads only). */
     boolean idempotent();
+
+    /** True if one connection's requests for a partition must reach the broker in order (writes). */
+    default boolean ordersWrites() {
+        return false;
+    }
 }

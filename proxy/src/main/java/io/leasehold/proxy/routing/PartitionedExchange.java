@@ -5,10 +5,12 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.PartitionId;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
@@ -40,6 +42,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** One partition of the request with its resolved topic name. */
     record Entry<T, E>(T topic, E partition, String resolvedName, Key key) {
+        PartitionId partitionId() {
+            return new PartitionId(resolvedName, key.partition());
+        }
     }
 
     private record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
@@ -63,6 +68,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final Queue<ByteBuf> responseFrames = new ConcurrentLinkedQueue<>();
     private final long deadlineNanos;
     private volatile int attempts;
+    private PartitionWriteOrder.Writer writer;
     private volatile int throttle;
 
     PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
@@ -91,6 +97,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                     entries.add(new Entry<>(topic, partition, name, key));
                 }
             }
+        }
+        if (api.ordersWrites()) {
+            writer = client.writeOrder().register(entries.stream().map(Entry::partitionId).toList());
         }
         return entries;
     }
@@ -121,6 +130,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 }
                 return assemble();
             } finally {
+                if (writer != null) {
+                    client.writeOrder().finished(writer);
+                }
                 responseFrames.forEach(ByteBuf::release);
                 responseFrames.clear();
                 frame.release();
@@ -145,7 +157,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     private CompletableFuture<Attempt<T, E>> attempt(List<Entry<T, E>> entries) {
-        int attempt = attempts++;
+        return attempt(entries, attempts++);
+    }
+
+    private CompletableFuture<Attempt<T, E>> attempt(List<Entry<T, E>> entries, int attempt) {
         RoutingSnapshot snapshot = router.snapshot();
         Map<BrokerAddress, List<Routed<T, E>>> byBroker = new LinkedHashMap<>();
         List<Entry<T, E>> retry = new ArrayList<>();
@@ -158,6 +173,17 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 byBroker.computeIfAbsent(target.broker(), b -> new ArrayList<>())
                         .add(new Routed<>(entry, target.ownership()));
             }
+        }
+        if (writer != null) {
+            Map<PartitionId, BrokerAddress> planned = new HashMap<>();
+            byBroker.forEach((broker, routed) -> routed.forEach(r -> planned.put(r.entry().partitionId(), broker)));
+            CompletableFuture<Void> blockers = client.writeOrder().blockers(writer, planned, attempt > 0);
+            if (blockers != null) {
+                // Route again once the earlier requests are done: ownership may have moved meanwhile.
+                return blockers.thenComposeAsync(v -> attempt(entries, attempt), client.backends().eventLoop());
+            }
+            byBroker.forEach((broker, routed) -> routed.forEach(r ->
+                    client.writeOrder().sent(writer, r.entry().partitionId(), broker)));
         }
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();

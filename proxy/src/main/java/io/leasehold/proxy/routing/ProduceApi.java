@@ -114,4 +114,9 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
     public boolean idempotent() {
         return false;
     }
+
+    @Override
+    public boolean ordersWrites() {
+        return true;
+    }
 }
