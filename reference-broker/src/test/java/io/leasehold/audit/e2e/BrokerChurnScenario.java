@@ -23,6 +23,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 /**
  * The workload both ownership modes are put through: one producer bootstrapped to each of three
  * brokers, all writing the same six partitions, while broker 3 leaves gracefully and comes back.
+ * Each phase lasts until the producers made progress in it; the workload stops after the last.
  * Clients follow Metadata, which names the partition's owner, or, while nobody owns it, a live
  * broker picked from the partition alone; so when broker 3 leaves, some partitions' traffic
  * moves from broker 1 to broker 2 or back, and when it returns it moves again. That is the
@@ -64,7 +65,7 @@ final class BrokerChurnScenario {
                 .partitions(IntStream.range(0, PARTITIONS).boxed().toList())
                 .recordsPerProducer(20_000)
                 .recordsPerSecond(250)
-                .maxDuration(Duration.ofSeconds(15))
+                .maxDuration(Duration.ofSeconds(60))
                 .deliveryTimeout(Duration.ofSeconds(15))
                 .producerOverride(ProducerConfig.METADATA_MAX_AGE_CONFIG, 250)
                 .producerOverride(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000)
@@ -80,6 +81,7 @@ final class BrokerChurnScenario {
                 cluster.startBroker(3);
                 Map<Integer, Integer> after = cluster.leaders(brokers.get(0), TOPIC);
                 awaitMoreAcks(workload, PHASE_ACKS);
+                workload.stop();
                 WorkloadResult result = workload.awaitCompletion(Duration.ofSeconds(40));
                 return new Outcome(result, journal, before, without, after);
             } finally {
@@ -103,6 +105,6 @@ final class BrokerChurnScenario {
     /** Lets the producers make progress in the current phase (progress, not a fixed sleep, moves the scenario on). */
     private static void awaitMoreAcks(AuditedWorkload workload, long more) {
         long target = workload.ackedSoFar() + more;
-        await().atMost(Duration.ofSeconds(15)).until(() -> workload.ackedSoFar() >= target);
+        await().atMost(Duration.ofSeconds(30)).until(() -> workload.ackedSoFar() >= target);
     }
 }

@@ -39,7 +39,7 @@ class PausedOwnerIsFencedTest {
                     .idempotence(true)
                     .recordsPerProducer(20_000)
                     .recordsPerSecond(300)
-                    .maxDuration(Duration.ofSeconds(16))
+                    .maxDuration(Duration.ofSeconds(60))
                     .deliveryTimeout(Duration.ofSeconds(20))
                     .producerOverride(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000)
                     .producerOverride(ProducerConfig.METADATA_MAX_AGE_CONFIG, 500)
@@ -49,7 +49,7 @@ class PausedOwnerIsFencedTest {
             int zombieId;
             int successor;
             try (AuditedWorkload workload = new AuditedWorkload(spec, journal).start()) {
-                await().atMost(Duration.ofSeconds(15)).until(() -> workload.ackedSoFar() > 500);
+                await().atMost(Duration.ofSeconds(30)).until(() -> workload.ackedSoFar() > 500);
                 zombieId = owner(cluster, 0);
                 BrokerProcess zombie = cluster.broker(zombieId);
                 zombie.pause();
@@ -60,13 +60,14 @@ class PausedOwnerIsFencedTest {
                     });
                     successor = owner(cluster, 0);
                     long ackedAtTakeover = workload.ackedSoFar();
-                    await().atMost(Duration.ofSeconds(15)).until(() -> workload.ackedSoFar() > ackedAtTakeover + 300);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> workload.ackedSoFar() > ackedAtTakeover + 300);
                 } finally {
                     zombie.resume();
                 }
                 long ackedAtResume = workload.ackedSoFar();
-                await().atMost(Duration.ofSeconds(15)).until(() -> workload.ackedSoFar() > ackedAtResume + 300);
+                await().atMost(Duration.ofSeconds(30)).until(() -> workload.ackedSoFar() > ackedAtResume + 300);
                 assertThat(zombie.isAlive()).as("the resumed broker keeps running").isTrue();
+                workload.stop();
                 result = workload.awaitCompletion(Duration.ofSeconds(40));
             }
 
