@@ -173,7 +173,8 @@ class OwnershipClaimerTest {
         // Closing the etcd client ends the keep-alive stream without revoking the lease.
         doomed.close();
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> heard.sessionLosses.get() == 1);
+        // The closing client may grant a renewal lease before its channel shuts down, and lose that too.
+        await().atMost(Duration.ofSeconds(2)).until(() -> heard.sessionLosses.get() >= 1);
         assertThat(stopped.partitionClaim("orders", 5)).isEmpty();
         await().atMost(TTL.plusSeconds(4)).pollInterval(Duration.ofMillis(100))
                 .until(() -> readOptional(keys.partitionLeaseKey("orders", 5)).isEmpty());

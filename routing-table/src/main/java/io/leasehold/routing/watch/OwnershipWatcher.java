@@ -1,0 +1,329 @@
+package io.leasehold.routing.watch;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import io.leasehold.routing.etcd.EtcdBytes;
+import io.leasehold.routing.etcd.ReconnectBackoff;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.PartitionId;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy's live view of the ownership keys in etcd.
+ *
+ * <p>It reads the partition-lease, group-lease and broker prefixes at one revision R, then
+ * watches them from R+1, so no write between the read and the watch is missed. Each batch of
+ * events becomes a new immutable {@link RoutingSnapshot} (copy-on-write) published through a
+ * volatile field, so readers never lock. When the watch breaks — history compacted, stream
+ * error, etcd down, or no answer to progress requests — it keeps serving the last snapshot,
+ * reports how stale it is, and reloads and re-watches with exponential backoff (up to 3 s).
+ *
+ * <p>All etcd work runs on one private thread; {@link #invalidatePartition} and
+ * {@link #invalidateGroup} may be called from any thread.
+ */
+public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OwnershipWatcher.class);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(1);
+    /** A watch that has answered nothing, not even a progress request, for this long is treated as broken. */
+    private static final Duration SILENCE_LIMIT = Duration.ofSeconds(5);
+
+    private final Client client;
+    private final List<String> prefixes;
+    private final RangeLoader loader;
+    private final EntryApplier applier;
+    private final DroppedRoutes dropped = new DroppedRoutes();
+    private final ReconnectBackoff backoff = new ReconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(3));
+    private final ScheduledExecutorService worker;
+    private final List<Consumer<RoutingSnapshot>> listeners = new CopyOnWriteArrayList<>();
+    private final CountDownLatch loadedLatch = new CountDownLatch(1);
+    /** Serializes snapshot replacement between the worker thread and invalidating callers. */
+    private final Object lock = new Object();
+
+    private volatile RoutingSnapshot current = RoutingSnapshot.empty();
+    private volatile boolean loaded;
+    private volatile boolean closed;
+    /** System.nanoTime() when the view last was known to follow etcd; meaningful while broken. */
+    private volatile long inSyncAt;
+    private volatile boolean broken;
+
+    // Worker-thread state.
+    private List<Watch.Watcher> watchers = List.of();
+    private long generation;
+    private volatile long lastHeardAt;
+
+    private OwnershipWatcher(Client client, KeySchema keys) {
+        this.client = client;
+        this.prefixes = List.of(keys.partitionLeasesPrefix(), keys.groupLeasesPrefix(), keys.brokersPrefix());
+        this.loader = new RangeLoader(client.getKVClient(), REQUEST_TIMEOUT);
+        this.applier = new EntryApplier(keys, new MalformedEntryLog());
+        this.worker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "leasehold-ownership-watcher");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.inSyncAt = System.nanoTime();
+        this.broken = true;
+    }
+
+    /** Starts loading and watching in the background and returns at once; see {@link #awaitLoaded}. */
+    public static OwnershipWatcher start(Client client, KeySchema keys) {
+        OwnershipWatcher watcher = new OwnershipWatcher(client, keys);
+        watcher.worker.execute(watcher::reload);
+        watcher.worker.scheduleWithFixedDelay(watcher::checkProgress, PROGRESS_INTERVAL.toMillis(),
+                PROGRESS_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        return watcher;
+    }
+
+    /** Waits until the first load from etcd completed; true if it did within {@code timeout}. */
+    public boolean awaitLoaded(Duration timeout) throws InterruptedException {
+        return loadedLatch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public RoutingSnapshot snapshot() {
+        return current;
+    }
+
+    @Override
+    public boolean isLoaded() {
+        return loaded;
+    }
+
+    @Override
+    public Duration staleness() {
+        return broken ? Duration.ofNanos(System.nanoTime() - inSyncAt) : Duration.ZERO;
+    }
+
+    @Override
+    public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
+        synchronized (lock) {
+            if (rejected == null || !rejected.equals(current.partitionOwner(topic, partition))) {
+                return false;
+            }
+            RoutingSnapshot.Builder builder = current.toBuilder();
+            builder.removePartition(topic, partition);
+            dropped.dropPartition(new PartitionId(topic, partition), rejected);
+            publish(builder.build());
+            return true;
+        }
+    }
+
+    @Override
+    public boolean invalidateGroup(String group, Ownership rejected) {
+        synchronized (lock) {
+            if (rejected == null || !rejected.equals(current.groupOwner(group))) {
+                return false;
+            }
+            RoutingSnapshot.Builder builder = current.toBuilder();
+            builder.removeGroup(group);
+            dropped.dropGroup(group, rejected);
+            publish(builder.build());
+            return true;
+        }
+    }
+
+    @Override
+    public void addListener(Consumer<RoutingSnapshot> listener) {
+        listeners.add(listener);
+    }
+
+    /** Stops watching; the last snapshot stays readable. Does not close the etcd client. */
+    @Override
+    public void close() {
+        closed = true;
+        worker.execute(this::stopWatching);
+        worker.shutdown();
+        try {
+            worker.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        worker.shutdownNow();
+    }
+
+    /** Worker thread: a full read at revision R, a fresh snapshot, and a watch from R+1. */
+    private void reload() {
+        if (closed) {
+            return;
+        }
+        stopWatching();
+        RoutingSnapshot.Builder builder = RoutingSnapshot.builder();
+        DroppedRoutes nothingDropped = new DroppedRoutes();
+        long revision;
+        long started = System.nanoTime();
+        try {
+            revision = loader.load(prefixes, entry -> applier.put(builder, entry, nothingDropped));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (Exception e) {
+            Duration delay = backoff.next();
+            LOG.warn("could not load ownership from etcd ({}); serving the last snapshot (stale {} ms), retrying in {} ms",
+                    rootMessage(e), staleness().toMillis(), delay.toMillis());
+            worker.schedule(this::reload, delay.toMillis(), TimeUnit.MILLISECONDS);
+            return;
+        }
+        RoutingSnapshot snapshot;
+        synchronized (lock) {
+            dropped.reapply(builder);
+            snapshot = builder.revision(revision).build();
+            publish(snapshot);
+        }
+        backoff.reset();
+        lastHeardAt = System.nanoTime();
+        startWatching(revision);
+        broken = false;
+        if (!loaded) {
+            loaded = true;
+            loadedLatch.countDown();
+        }
+        LOG.info("loaded {} partition owners, {} group owners and {} brokers at etcd revision {} in {} ms",
+                snapshot.partitionCount(), snapshot.groups().size(), snapshot.brokers().size(), revision,
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private void startWatching(long revision) {
+        long mine = ++generation;
+        List<Watch.Watcher> started = new ArrayList<>(prefixes.size());
+        for (String prefix : prefixes) {
+            WatchOption option = WatchOption.builder().isPrefix(true).withRevision(revision + 1).withPrevKV(true).build();
+            started.add(client.getWatchClient().watch(EtcdBytes.of(prefix), option, new Listener(mine)));
+        }
+        watchers = started;
+    }
+
+    private void stopWatching() {
+        generation++;
+        watchers.forEach(Watch.Watcher::close);
+        watchers = List.of();
+    }
+
+    /** Worker thread: one watch response becomes one new snapshot. */
+    private void apply(long fromGeneration, WatchResponse response) {
+        if (fromGeneration != generation) {
+            return;
+        }
+        lastHeardAt = System.nanoTime();
+        List<WatchEvent> events = response.getEvents();
+        if (events.isEmpty()) {
+            return;
+        }
+        synchronized (lock) {
+            RoutingSnapshot.Builder builder = current.toBuilder();
+            long revision = current.revision();
+            for (WatchEvent event : events) {
+                KeyValue entry = event.getKeyValue();
+                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                    applier.delete(builder, EtcdBytes.text(entry.getKey()), dropped);
+                } else if (event.getEventType() == WatchEvent.EventType.PUT) {
+                    applier.put(builder, entry, dropped);
+                }
+                revision = Math.max(revision, entry.getModRevision());
+            }
+            publish(builder.revision(revision).build());
+        }
+    }
+
+    /** Worker thread: the watch of {@code fromGeneration} failed; go stale and reload after a backoff. */
+    private void watchBroke(long fromGeneration, String reason) {
+        if (fromGeneration != generation || closed) {
+            return;
+        }
+        stopWatching();
+        if (!broken) {
+            inSyncAt = lastHeardAt;
+            broken = true;
+        }
+        Duration delay = backoff.next();
+        LOG.warn("ownership watch broke ({}); serving the last snapshot, reloading in {} ms", reason, delay.toMillis());
+        worker.schedule(this::reload, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Worker thread: asks etcd for progress on the live watches and declares them broken if etcd
+     * has been silent too long. A cut connection does not always end a stream with an error.
+     */
+    private void checkProgress() {
+        if (watchers.isEmpty()) {
+            return;
+        }
+        if (System.nanoTime() - lastHeardAt > SILENCE_LIMIT.toNanos()) {
+            watchBroke(generation, "etcd answered nothing for " + SILENCE_LIMIT.toSeconds() + " s");
+            return;
+        }
+        watchers.forEach(Watch.Watcher::requestProgress);
+    }
+
+    /** Caller holds {@link #lock}. */
+    private void publish(RoutingSnapshot snapshot) {
+        current = snapshot;
+        for (Consumer<RoutingSnapshot> listener : listeners) {
+            try {
+                listener.accept(snapshot);
+            } catch (RuntimeException e) {
+                LOG.warn("routing snapshot listener {} failed", listener, e);
+            }
+        }
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    /** Hands a watch's callbacks to the worker thread, tagged with the watch generation they belong to. */
+    private final class Listener implements Watch.Listener {
+        private final long generation;
+
+        Listener(long generation) {
+            this.generation = generation;
+        }
+
+        @Override
+        public void onNext(WatchResponse response) {
+            submit(() -> apply(generation, response));
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            submit(() -> watchBroke(generation, rootMessage(error)));
+        }
+
+        @Override
+        public void onCompleted() {
+            submit(() -> watchBroke(generation, "the watch ended"));
+        }
+
+        private void submit(Runnable task) {
+            if (!closed) {
+                try {
+                    worker.execute(task);
+                } catch (RejectedExecutionException e) {
+                    // Closed meanwhile: nothing to do.
+                }
+            }
+        }
+    }
+}

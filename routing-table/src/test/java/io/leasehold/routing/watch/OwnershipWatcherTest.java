@@ -1,0 +1,272 @@
+package io.leasehold.routing.watch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.leasehold.routing.claim.Claim;
+import io.leasehold.routing.claim.ClaimResult;
+import io.leasehold.routing.claim.OwnershipClaimer;
+import io.leasehold.routing.etcd.EtcdBytes;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.PartitionId;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.leasehold.routing.testing.EtcdExtension;
+import io.leasehold.routing.testing.EtcdServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(EtcdExtension.class)
+class OwnershipWatcherTest {
+
+    private static final Duration CONVERGE = Duration.ofSeconds(10);
+
+    private final EtcdServer etcd;
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private KeySchema keys;
+    private Client client;
+    private KV kv;
+
+    OwnershipWatcherTest(EtcdServer etcd) {
+        this.etcd = etcd;
+    }
+
+    @BeforeEach
+    void setUp() {
+        keys = new KeySchema("/watcher-test-" + System.nanoTime());
+        client = Client.builder().endpoints(etcd.endpoint()).build();
+        resources.add(client);
+        kv = client.getKVClient();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    @Test
+    void claimShowsUpInTheWatchersSnapshot() throws Exception {
+        OwnershipWatcher watcher = loadedWatcher();
+        OwnershipClaimer claimer = OwnershipClaimer.start(client, keys, 4, Duration.ofSeconds(10));
+        resources.add(claimer);
+        BrokerAddress address = new BrokerAddress(4, "127.0.0.1", 19094, "rack-a");
+
+        claimer.registerBroker(address).get(5, TimeUnit.SECONDS);
+        Claim partition = won(claimer.claimPartition("orders", 2));
+        Claim group = won(claimer.claimGroup("billing"));
+
+        await().atMost(CONVERGE).untilAsserted(() -> {
+            RoutingSnapshot snapshot = watcher.snapshot();
+            assertThat(snapshot.partitionOwner("orders", 2)).isEqualTo(new Ownership(4, partition.epoch()));
+            assertThat(snapshot.groupOwner("billing")).isEqualTo(new Ownership(4, group.epoch()));
+            assertThat(snapshot.broker(4)).isEqualTo(address);
+            assertThat(snapshot.revision()).isGreaterThanOrEqualTo(group.epoch());
+        });
+        assertThat(watcher.staleness()).isZero();
+
+        claimer.release(partition).get(5, TimeUnit.SECONDS);
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("orders", 2) == null);
+    }
+
+    @Test
+    void initialLoadSeesWhatWasWrittenBefore() throws Exception {
+        put(keys.partitionLeaseKey("orders", 0), "1");
+        put(keys.groupLeaseKey("billing"), "2");
+        put(keys.brokerKey(1), "{\"host\":\"127.0.0.1\",\"port\":19091,\"rack\":null}");
+
+        OwnershipWatcher watcher = loadedWatcher();
+
+        RoutingSnapshot snapshot = watcher.snapshot();
+        assertThat(snapshot.partitionOwner("orders", 0))
+                .isEqualTo(new Ownership(1, read(keys.partitionLeaseKey("orders", 0)).getCreateRevision()));
+        assertThat(snapshot.groupOwner("billing").brokerId()).isEqualTo(2);
+        assertThat(snapshot.broker(1)).isEqualTo(new BrokerAddress(1, "127.0.0.1", 19091, null));
+        assertThat(watcher.isLoaded()).isTrue();
+    }
+
+    @Test
+    void writesRacingTheInitialLoadAreNotLost() throws Exception {
+        // Enough keys for a multi-page load, so writes land between pages and before the watch starts.
+        putAll(partitionKeys("preloaded", 25_000, "1"));
+        List<CompletableFuture<?>> racing = new ArrayList<>();
+        Thread writer = new Thread(() -> {
+            for (int i = 0; i < 400; i++) {
+                racing.add(kv.put(EtcdBytes.of(keys.partitionLeaseKey("racing", i)), EtcdBytes.of("2")));
+                racing.add(kv.delete(EtcdBytes.of(keys.partitionLeaseKey("preloaded", i * 50))));
+                racing.add(kv.put(EtcdBytes.of(keys.partitionLeaseKey("preloaded", i * 50 + 1)), EtcdBytes.of("3")));
+            }
+        });
+        writer.start();
+        OwnershipWatcher watcher = OwnershipWatcher.start(client, keys);
+        resources.add(watcher);
+        writer.join();
+        CompletableFuture.allOf(racing.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+
+        Map<PartitionId, Ownership> truth = partitionsInEtcd();
+        assertThat(truth).hasSize(25_000);
+        await().atMost(CONVERGE).untilAsserted(() -> assertThat(watcher.snapshot().partitions()).isEqualTo(truth));
+        assertThat(watcher.snapshot().partitionOwner("racing", 399).brokerId()).isEqualTo(2);
+        assertThat(watcher.snapshot().partitionOwner("preloaded", 50)).isNull();
+        assertThat(watcher.snapshot().partitionOwner("preloaded", 51).brokerId()).isEqualTo(3);
+    }
+
+    @Test
+    void snapshotOfTenThousandPartitionsLoads() throws Exception {
+        Map<String, String> entries = new HashMap<>();
+        for (int topic = 0; topic < 100; topic++) {
+            entries.putAll(partitionKeys("topic-" + topic, 100, Integer.toString(topic % 7)));
+        }
+        putAll(entries);
+
+        OwnershipWatcher watcher = loadedWatcher();
+
+        RoutingSnapshot snapshot = watcher.snapshot();
+        assertThat(snapshot.partitionCount()).isEqualTo(10_000);
+        assertThat(snapshot.partitions()).isEqualTo(partitionsInEtcd());
+        assertThat(snapshot.partitionOwner("topic-13", 99).brokerId()).isEqualTo(6);
+    }
+
+    @Test
+    void invalidationDropsOnlyTheRejectedOwnershipUntilEtcdNamesANewOwner() throws Exception {
+        String key = keys.partitionLeaseKey("orders", 1);
+        put(key, "1");
+        OwnershipWatcher watcher = loadedWatcher();
+        Ownership rejected = watcher.snapshot().partitionOwner("orders", 1);
+        assertThat(rejected.brokerId()).isEqualTo(1);
+
+        assertThat(watcher.invalidatePartition("orders", 1, new Ownership(1, rejected.epoch() - 1))).isFalse();
+        assertThat(watcher.invalidatePartition("orders", 1, new Ownership(2, rejected.epoch()))).isFalse();
+        assertThat(watcher.snapshot().partitionOwner("orders", 1)).isEqualTo(rejected);
+
+        assertThat(watcher.invalidatePartition("orders", 1, rejected)).isTrue();
+        assertThat(watcher.snapshot().partitionOwner("orders", 1)).isNull();
+        assertThat(watcher.invalidatePartition("orders", 1, rejected)).isFalse();
+
+        // A write that still names the rejected ownership (same value, same create_revision) keeps it dropped.
+        put(key, "1");
+        String marker = keys.partitionLeaseKey("marker", 0);
+        put(marker, "9");
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("marker", 0) != null);
+        assertThat(watcher.snapshot().partitionOwner("orders", 1)).isNull();
+
+        // A new ownership of the key brings the route back.
+        kv.delete(EtcdBytes.of(key)).get(5, TimeUnit.SECONDS);
+        put(key, "2");
+        await().atMost(CONVERGE).untilAsserted(() -> assertThat(watcher.snapshot().partitionOwner("orders", 1))
+                .isEqualTo(new Ownership(2, read(key).getCreateRevision())));
+    }
+
+    @Test
+    void groupInvalidationIsConditionalToo() throws Exception {
+        put(keys.groupLeaseKey("billing"), "3");
+        OwnershipWatcher watcher = loadedWatcher();
+        Ownership owner = watcher.snapshot().groupOwner("billing");
+
+        assertThat(watcher.invalidateGroup("billing", new Ownership(4, owner.epoch()))).isFalse();
+        assertThat(watcher.invalidateGroup("billing", owner)).isTrue();
+        assertThat(watcher.snapshot().groupOwner("billing")).isNull();
+
+        put(keys.groupLeaseKey("billing"), "4");
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().groupOwner("billing") != null);
+        assertThat(watcher.snapshot().groupOwner("billing").brokerId()).isEqualTo(4);
+    }
+
+    @Test
+    void malformedKeysAndValuesAreSkippedWithoutStoppingTheWatch() throws Exception {
+        put(keys.partitionLeasesPrefix() + "bad topic/0", "1");
+        put(keys.partitionLeasesPrefix() + "orders/x", "1");
+        put(keys.partitionLeaseKey("orders", 0), "one");
+        put(keys.brokerKey(1), "{\"host\":\"h\"}");
+        put(keys.brokersPrefix() + "abc", "{\"host\":\"h\",\"port\":1}");
+        put(keys.partitionLeaseKey("orders", 1), "1");
+        OwnershipWatcher watcher = loadedWatcher();
+        assertThat(watcher.snapshot().partitions()).containsOnlyKeys(new PartitionId("orders", 1));
+        assertThat(watcher.snapshot().brokers()).isEmpty();
+
+        put(keys.partitionLeaseKey("orders", 1), "not-a-broker");
+        put(keys.groupLeasesPrefix(), "1");
+        put(keys.partitionLeaseKey("orders", 2), "2");
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("orders", 2) != null);
+        assertThat(watcher.snapshot().partitions()).containsOnlyKeys(new PartitionId("orders", 2));
+        assertThat(watcher.staleness()).isZero();
+    }
+
+    @Test
+    void listenersHearEveryNewSnapshot() throws Exception {
+        OwnershipWatcher watcher = loadedWatcher();
+        List<RoutingSnapshot> heard = new CopyOnWriteArrayList<>();
+        watcher.addListener(heard::add);
+
+        put(keys.partitionLeaseKey("orders", 0), "1");
+
+        await().atMost(CONVERGE).until(() -> !heard.isEmpty());
+        assertThat(heard.get(heard.size() - 1).partitionOwner("orders", 0).brokerId()).isEqualTo(1);
+        assertThat(heard.get(heard.size() - 1)).isSameAs(watcher.snapshot());
+    }
+
+    private OwnershipWatcher loadedWatcher() throws InterruptedException {
+        OwnershipWatcher watcher = OwnershipWatcher.start(client, keys);
+        resources.add(watcher);
+        assertThat(watcher.awaitLoaded(CONVERGE)).isTrue();
+        return watcher;
+    }
+
+    private Claim won(CompletableFuture<ClaimResult> result) throws Exception {
+        return ((ClaimResult.Won) result.get(5, TimeUnit.SECONDS)).claim();
+    }
+
+    private Map<String, String> partitionKeys(String topic, int count, String owner) {
+        Map<String, String> entries = new HashMap<>();
+        for (int p = 0; p < count; p++) {
+            entries.put(keys.partitionLeaseKey(topic, p), owner);
+        }
+        return entries;
+    }
+
+    private void putAll(Map<String, String> entries) throws Exception {
+        List<CompletableFuture<?>> puts = new ArrayList<>();
+        for (Map.Entry<String, String> entry : entries.entrySet()) {
+            puts.add(kv.put(EtcdBytes.of(entry.getKey()), EtcdBytes.of(entry.getValue())));
+            if (puts.size() == 1000) {
+                CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                puts.clear();
+            }
+        }
+        CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    }
+
+    private void put(String key, String value) throws Exception {
+        kv.put(EtcdBytes.of(key), EtcdBytes.of(value)).get(5, TimeUnit.SECONDS);
+    }
+
+    private KeyValue read(String key) throws Exception {
+        return kv.get(EtcdBytes.of(key)).get(5, TimeUnit.SECONDS).getKvs().get(0);
+    }
+
+    private Map<PartitionId, Ownership> partitionsInEtcd() throws Exception {
+        Map<PartitionId, Ownership> truth = new HashMap<>();
+        GetOption all = GetOption.builder().isPrefix(true).build();
+        for (KeyValue entry : kv.get(EtcdBytes.of(keys.partitionLeasesPrefix()), all).get(30, TimeUnit.SECONDS).getKvs()) {
+            PartitionId id = keys.parsePartitionLeaseKey(EtcdBytes.text(entry.getKey())).orElseThrow();
+            truth.put(id, new Ownership(Integer.parseInt(EtcdBytes.text(entry.getValue())), entry.getCreateRevision()));
+        }
+        return truth;
+    }
+}
