@@ -2,11 +2,8 @@ package io.leasehold.bench;
 
 import io.leasehold.bench.cluster.KafkaBroker;
 import io.leasehold.bench.cluster.OwnershipSeeder;
-import io.leasehold.bench.cluster.PortAllocator;
 import io.leasehold.bench.cluster.ProxyInstance;
-import io.leasehold.bench.cluster.ReferenceBrokers;
 import io.leasehold.bench.micro.JmhSuite;
-import io.leasehold.bench.process.JavaCommand;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.report.Comparison;
 import io.leasehold.bench.suite.Backend;
@@ -16,6 +13,8 @@ import io.leasehold.bench.suite.ReferenceBackend;
 import io.leasehold.bench.suite.SuiteRunner;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.testing.JavaCommand;
+import io.leasehold.testing.LocalCluster;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -32,8 +31,8 @@ public final class BenchMain {
 
     private final BenchOptions options;
     private final PrintStream out;
-    private final JavaCommand java = JavaCommand.ofCurrentJvm();
-    private final PortAllocator ports = new PortAllocator();
+    /** Every child JVM (Kafka, reference brokers, proxy) runs from this benchmark's own class path. */
+    private final String classpath = System.getProperty("java.class.path");
 
     BenchMain(BenchOptions options, PrintStream out) {
         this.options = options;
@@ -63,7 +62,7 @@ public final class BenchMain {
         if (options.load()) {
             try (EtcdServer etcd = EtcdServer.start()) {
                 for (String backend : options.backends()) {
-                    suites.add(backend.equals("kafka") ? runKafka(etcd.endpoint()) : runReference(etcd.endpoint()));
+                    suites.add(backend.equals("kafka") ? runKafka(etcd.endpoint()) : runReference(etcd));
                 }
             }
         }
@@ -86,24 +85,27 @@ public final class BenchMain {
     private SuiteResult runKafka(String etcdEndpoint) {
         Plan plan = Plans.kafka(options.quick());
         out.println("[kafka] starting a Kafka broker (KRaft, own JVM)");
-        try (KafkaBroker broker = KafkaBroker.start(java, ports, options.logDir());
+        try (KafkaBroker broker = KafkaBroker.start(classpath, options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcdEndpoint, new KeySchema(KeySchema.DEFAULT_PREFIX))) {
             Backend backend = new KafkaBackend(broker, seeder);
             return runWithProxy(backend, plan, etcdEndpoint, List.of(broker.bootstrap()));
         } catch (RuntimeException e) {
             out.println("[kafka] suite stopped: " + e);
-            return SuiteResult.failed("kafka", plan, List.of(), e.toString());
+            return SuiteResult.failed("kafka", plan, List.of(), summary(e.toString()));
         }
     }
 
-    private SuiteResult runReference(String etcdEndpoint) {
+    private SuiteResult runReference(EtcdServer etcd) {
         Plan plan = Plans.reference(options.quick());
         out.println("[reference] starting 3 reference brokers");
-        try (ReferenceBrokers brokers = ReferenceBrokers.start(java, ports, etcdEndpoint, 3, options.logDir())) {
-            return runWithProxy(new ReferenceBackend(brokers), plan, etcdEndpoint, brokers.addresses());
+        try (LocalCluster cluster = LocalCluster.builder("bench-reference").brokers(3).etcd(etcd)
+                .brokerCommand(new JavaCommand(classpath, List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")))
+                .logDir(options.logDir().toAbsolutePath()).start()) {
+            return runWithProxy(new ReferenceBackend(cluster), plan, etcd.endpoint(),
+                    List.of(cluster.bootstrapServers().split(",")));
         } catch (RuntimeException e) {
             out.println("[reference] suite stopped: " + e);
-            return SuiteResult.failed("reference", plan, List.of(), e.toString());
+            return SuiteResult.failed("reference", plan, List.of(), summary(e.toString()));
         }
     }
 
@@ -111,8 +113,8 @@ public final class BenchMain {
         out.println("[" + backend.name() + "] starting the proxy");
         ProxyInstance proxy;
         try {
-            proxy = ProxyInstance.start(java, ports, etcdEndpoint, bootstrap,
-                    options.logDir().resolve("proxy-" + backend.name() + ".log"));
+            proxy = ProxyInstance.start(classpath, etcdEndpoint, bootstrap, options.logDir(),
+                    "proxy-" + backend.name());
         } catch (RuntimeException e) {
             String why = "the proxy did not start: " + summary(e.getMessage());
             out.println("[" + backend.name() + "] " + e.getMessage());

@@ -1,7 +1,8 @@
 package io.leasehold.bench.cluster;
 
-import io.leasehold.bench.process.JavaCommand;
-import io.leasehold.bench.process.ManagedProcess;
+import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.testing.JavaCommand;
+import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -32,9 +33,12 @@ public final class KafkaBroker implements AutoCloseable {
     public static final int NODE_ID = 1;
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    /** A fixed heap and the G1 settings of Kafka's own start script. */
     private static final List<String> JVM_OPTIONS = List.of(
             "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    private static final List<String> FORMAT_JVM_OPTIONS = List.of(
+            "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
 
     private final Path baseDir;
     private final int port;
@@ -47,20 +51,21 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /** Formats a new data directory, starts the broker and waits until it answers an admin client. */
-    public static KafkaBroker start(JavaCommand java, PortAllocator ports, Path logDir) {
+    /** @param classpath a class path holding the kafka_2.13 artifact and its dependencies */
+    public static KafkaBroker start(String classpath, Path logDir) {
         Path baseDir;
         try {
             baseDir = Files.createTempDirectory("leasehold-bench-kafka-");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a Kafka data directory", e);
         }
-        int port = ports.next();
-        int controllerPort = ports.next();
+        int port = EtcdServer.freePort();
+        int controllerPort = EtcdServer.freePort();
         Path config = writeConfig(baseDir, port, controllerPort);
-        format(java, config, logDir);
+        format(classpath, config, logDir);
         ManagedProcess process = ManagedProcess.start("kafka",
-                java.command(JVM_OPTIONS, "kafka.Kafka", List.of(config.toString())),
-                logDir.resolve("kafka.log"));
+                new JavaCommand(classpath, JVM_OPTIONS).command("kafka.Kafka", List.of(config.toString())),
+                logDir, Map.of());
         KafkaBroker broker = new KafkaBroker(baseDir, port, process);
         try {
             broker.awaitServing();
@@ -115,8 +120,8 @@ public final class KafkaBroker implements AutoCloseable {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("Kafka exited during start-up; log " + process.logFile()
-                        + ":\n" + process.logTail());
+                throw new IllegalStateException("Kafka exited during start-up; stderr " + process.stderrLog()
+                        + ":\n" + process.stderrTail(30));
             }
             if (!acceptsConnections()) {
                 sleep(200);
@@ -134,7 +139,7 @@ public final class KafkaBroker implements AutoCloseable {
             }
         }
         throw new IllegalStateException("Kafka at " + bootstrap() + " not serving within " + START_TIMEOUT
-                + "; log " + process.logFile() + ":\n" + process.logTail());
+                + "; stderr " + process.stderrLog() + ":\n" + process.stderrTail(30));
     }
 
     private boolean acceptsConnections() {
@@ -194,17 +199,20 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /** Runs Kafka's storage tool, which writes the cluster id and bootstrap metadata into the data dir. */
-    private static void format(JavaCommand java, Path config, Path logDir) {
+    private static void format(String classpath, Path config, Path logDir) {
         List<String> args = List.of("format", "--cluster-id", Uuid.randomUuid().toString(),
                 "--config", config.toString());
         try (ManagedProcess format = ManagedProcess.start("kafka-storage-format",
-                java.command(List.of("-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"),
-                        "kafka.tools.StorageTool", args),
-                logDir.resolve("kafka-storage-format.log"))) {
-            int exit = format.awaitExit(Duration.ofSeconds(60));
+                new JavaCommand(classpath, FORMAT_JVM_OPTIONS).command("kafka.tools.StorageTool", args),
+                logDir, Map.of())) {
+            if (!format.waitFor(Duration.ofSeconds(60))) {
+                throw new IllegalStateException("kafka-storage format did not finish within 60 s; stderr "
+                        + format.stderrLog() + ":\n" + format.stderrTail(30));
+            }
+            int exit = format.exitCode().orElseThrow();
             if (exit != 0) {
-                throw new IllegalStateException("kafka-storage format exited with " + exit + "; log "
-                        + format.logFile() + ":\n" + format.logTail());
+                throw new IllegalStateException("kafka-storage format exited with " + exit + "; stderr "
+                        + format.stderrLog() + ":\n" + format.stderrTail(30));
             }
         }
     }

@@ -1,25 +1,29 @@
 package io.leasehold.bench.cluster;
 
-import io.leasehold.bench.process.JavaCommand;
-import io.leasehold.bench.process.ManagedProcess;
+import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.testing.JavaCommand;
+import io.leasehold.testing.ManagedProcess;
+import io.leasehold.testing.ProxyConfigYaml;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
+import java.util.Map;
 
 /**
- * One Leasehold proxy ({@code io.leasehold.proxy.Main}) in its own JVM, configured by a YAML file
- * written for this run: loopback listener and admin ports, the run's etcd, and the backends'
- * bootstrap addresses.
+ * One Leasehold proxy ({@code io.leasehold.proxy.Main}) in its own JVM with a fixed 1 GiB heap,
+ * configured by a YAML file written for this run (the shared harness's {@link ProxyConfigYaml}):
+ * loopback listener and admin ports, the run's etcd, and the backends' bootstrap addresses.
  */
 public final class ProxyInstance implements AutoCloseable {
 
     private static final String MAIN_CLASS = "io.leasehold.proxy.Main";
     private static final List<String> JVM_OPTIONS = List.of(
             "-Xms1g", "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path baseDir;
     private final int port;
@@ -32,29 +36,24 @@ public final class ProxyInstance implements AutoCloseable {
     }
 
     /** Starts a proxy and waits until it prints {@code READY}. */
-    public static ProxyInstance start(JavaCommand java, PortAllocator ports, String etcdEndpoint,
-            List<String> backendBootstrap, Path logFile) {
+    public static ProxyInstance start(String classpath, String etcdEndpoint,
+            List<String> backendBootstrap, Path logDir, String name) {
         Path baseDir;
         try {
             baseDir = Files.createTempDirectory("leasehold-bench-proxy-");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a proxy directory", e);
         }
-        int port = ports.next();
+        int port = EtcdServer.freePort();
         Path config = baseDir.resolve("proxy.yaml");
-        write(config, String.join("\n",
-                "listener: { host: 127.0.0.1, port: " + port + ", advertisedHost: 127.0.0.1, advertisedPort: " + port + " }",
-                "etcd: { endpoints: [\"" + etcdEndpoint + "\"], prefix: /kafscale }",
-                "backends: { bootstrap: [" + backendBootstrap.stream().map(b -> "\"" + b + "\"")
-                        .collect(Collectors.joining(", ")) + "] }",
-                "admin: { host: 127.0.0.1, port: " + ports.next() + " }",
-                ""));
-        ManagedProcess process = ManagedProcess.start("proxy",
-                java.command(JVM_OPTIONS, MAIN_CLASS, List.of("--config", config.toString())),
-                logFile);
+        write(config, new ProxyConfigYaml("127.0.0.1", port, EtcdServer.freePort(), List.of(etcdEndpoint),
+                KeySchema.DEFAULT_PREFIX, backendBootstrap).render());
+        ManagedProcess process = ManagedProcess.start(name,
+                new JavaCommand(classpath, JVM_OPTIONS).command(MAIN_CLASS, List.of("--config", config.toString())),
+                logDir, Map.of());
         ProxyInstance proxy = new ProxyInstance(baseDir, port, process);
         try {
-            process.awaitReady(Duration.ofSeconds(60));
+            process.awaitReady(START_TIMEOUT);
             return proxy;
         } catch (RuntimeException e) {
             proxy.close();
@@ -72,11 +71,6 @@ public final class ProxyInstance implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
-    }
-
-    /** The end of the proxy's log, for reports when a run through it fails. */
-    public String logTail() {
-        return process.logTail();
     }
 
     @Override

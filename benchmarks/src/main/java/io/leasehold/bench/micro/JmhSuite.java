@@ -13,7 +13,7 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
-/** Runs the microbenchmarks of this package in a forked JVM and renders their scores as Markdown. */
+/** Runs this module's JMH microbenchmarks (classes named *Benchmark) in a forked JVM and renders their scores as Markdown. */
 public final class JmhSuite {
 
     private final boolean quick;
@@ -24,11 +24,11 @@ public final class JmhSuite {
 
     public Collection<RunResult> run() {
         Options options = new OptionsBuilder()
-                .include(JmhSuite.class.getPackageName() + "\\..*Benchmark")
+                .include("io\\.leasehold\\..*Benchmark")
                 .forks(1)
-                .warmupIterations(quick ? 1 : 3)
+                .warmupIterations(quick ? 1 : 2)
                 .warmupTime(TimeValue.milliseconds(quick ? 300 : 1000))
-                .measurementIterations(quick ? 1 : 5)
+                .measurementIterations(quick ? 1 : 3)
                 .measurementTime(TimeValue.milliseconds(quick ? 300 : 1000))
                 .jvmArgs("-Xms512m", "-Xmx512m")
                 .build();

@@ -1,6 +1,6 @@
 package io.leasehold.bench.suite;
 
-import io.leasehold.bench.cluster.ReferenceBrokers;
+import io.leasehold.testing.LocalCluster;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -16,10 +16,10 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 public final class ReferenceBackend implements Backend {
 
-    private final ReferenceBrokers brokers;
+    private final LocalCluster cluster;
 
-    public ReferenceBackend(ReferenceBrokers brokers) {
-        this.brokers = brokers;
+    public ReferenceBackend(LocalCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Override
@@ -29,7 +29,7 @@ public final class ReferenceBackend implements Backend {
 
     @Override
     public String directBootstrap() {
-        return String.join(",", brokers.addresses());
+        return cluster.bootstrapServers();
     }
 
     @Override

@@ -1,0 +1,28 @@
+# Container image of the Leasehold proxy (the default image of helm/leasehold-proxy).
+#   docker build -t ghcr.io/leasehold/leasehold-proxy:0.1.0-SNAPSHOT .
+# The tag the chart uses by default is its appVersion, which equals the Maven project version.
+
+# --- build: the shaded jar, tests skipped (CI runs them on the same sources) ---------------
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+COPY pom.xml ./
+COPY routing-table routing-table
+COPY reference-broker reference-broker
+COPY proxy proxy
+RUN mvn -B -ntp -pl proxy -am package -DskipTests
+
+# --- run: JRE only, non-root, read-only-root-filesystem friendly -----------------------------
+FROM eclipse-temurin:17-jre
+RUN groupadd --system --gid 10001 leasehold \
+ && useradd --system --uid 10001 --gid leasehold --home-dir /nonexistent --no-create-home \
+      --shell /usr/sbin/nologin leasehold
+COPY --from=build /src/proxy/target/leasehold-proxy-*-all.jar /opt/leasehold/lib/
+COPY bin/leasehold-proxy /opt/leasehold/bin/leasehold-proxy
+# Numeric user so Kubernetes can verify runAsNonRoot without resolving names.
+USER 10001:10001
+# 9092 Kafka protocol, 9094 admin HTTP (/healthz /readyz /metrics /routes).
+EXPOSE 9092 9094
+# bin/leasehold-proxy execs java, so the JVM is PID 1 and receives SIGTERM for the drain.
+# Heap flags are container-aware by default (see bin/leasehold-proxy); JAVA_OPTS replaces them.
+ENTRYPOINT ["/opt/leasehold/bin/leasehold-proxy"]
+CMD ["--config", "/etc/leasehold/proxy.yaml"]

@@ -1,0 +1,126 @@
+{{/* Chart name, truncated to the 63 characters of a DNS label. */}}
+{{- define "leasehold-proxy.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Full name: release name, plus the chart name unless the release name already has it. */}}
+{{- define "leasehold-proxy.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "leasehold-proxy.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "leasehold-proxy.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "leasehold-proxy.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "leasehold-proxy.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: leasehold
+{{- end }}
+
+{{- define "leasehold-proxy.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "leasehold-proxy.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "leasehold-proxy.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* The single address the proxy tier advertises to clients. */}}
+{{- define "leasehold-proxy.advertisedHost" -}}
+{{- if .Values.config.listener.advertisedHost }}
+{{- .Values.config.listener.advertisedHost }}
+{{- else }}
+{{- printf "%s.%s.svc.%s" (include "leasehold-proxy.fullname" .) .Release.Namespace .Values.clusterDomain }}
+{{- end }}
+{{- end }}
+
+{{- define "leasehold-proxy.advertisedPort" -}}
+{{- if .Values.config.listener.advertisedPort }}
+{{- .Values.config.listener.advertisedPort | int }}
+{{- else if and (eq .Values.service.type "NodePort") .Values.service.nodePort }}
+{{- .Values.service.nodePort | int }}
+{{- else }}
+{{- .Values.service.port | int }}
+{{- end }}
+{{- end }}
+
+{{/* Whole seconds (rounded up) of a proxy duration such as 250ms, 20s, 10m or 1h. */}}
+{{- define "leasehold-proxy.durationSeconds" -}}
+{{- $d := toString . }}
+{{- if regexMatch "^[0-9]+ms$" $d }}
+{{- div (add (trimSuffix "ms" $d | atoi) 999) 1000 }}
+{{- else if regexMatch "^[0-9]+s$" $d }}
+{{- trimSuffix "s" $d | atoi }}
+{{- else if regexMatch "^[0-9]+m$" $d }}
+{{- mul (trimSuffix "m" $d | atoi) 60 }}
+{{- else if regexMatch "^[0-9]+h$" $d }}
+{{- mul (trimSuffix "h" $d | atoi) 3600 }}
+{{- else }}
+{{- fail (printf "expected a duration like 250ms, 5s, 10m or 1h, got %q" $d) }}
+{{- end }}
+{{- end }}
+
+{{- define "leasehold-proxy.etcdAuthDir" -}}/etc/leasehold/etcd-auth{{- end }}
+{{- define "leasehold-proxy.etcdTlsDir" -}}/etc/leasehold/etcd-tls{{- end }}
+
+{{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
+{{- define "leasehold-proxy.config" -}}
+{{- $c := .Values.config }}
+{{- $etcd := dict "endpoints" $c.etcd.endpoints "prefix" $c.etcd.prefix "connectTimeout" $c.etcd.connectTimeout }}
+{{- with .Values.etcdCredentials.auth }}
+{{- if .existingSecret }}
+{{- $_ := set $etcd "usernameFile" (printf "%s/username" (include "leasehold-proxy.etcdAuthDir" $)) }}
+{{- $_ := set $etcd "passwordFile" (printf "%s/password" (include "leasehold-proxy.etcdAuthDir" $)) }}
+{{- end }}
+{{- end }}
+{{- with .Values.etcdCredentials.tls }}
+{{- if .existingSecret }}
+{{- $_ := set $etcd "tlsCaFile" (printf "%s/ca.crt" (include "leasehold-proxy.etcdTlsDir" $)) }}
+{{- if .clientCertificate }}
+{{- $_ := set $etcd "tlsCertFile" (printf "%s/tls.crt" (include "leasehold-proxy.etcdTlsDir" $)) }}
+{{- $_ := set $etcd "tlsKeyFile" (printf "%s/tls.key" (include "leasehold-proxy.etcdTlsDir" $)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $config := dict
+  "listener" (dict "host" "0.0.0.0" "port" (.Values.ports.kafka | int) "advertisedHost" (include "leasehold-proxy.advertisedHost" .) "advertisedPort" (include "leasehold-proxy.advertisedPort" . | int))
+  "etcd" $etcd
+  "backends" $c.backends
+  "admin" (dict "host" "0.0.0.0" "port" (.Values.ports.admin | int))
+  "limits" $c.limits
+  "routing" $c.routing
+  "shutdown" $c.shutdown }}
+{{- toYaml $config }}
+{{- end }}
+
+{{/* Refuses value combinations the schema cannot express. */}}
+{{- define "leasehold-proxy.validate" -}}
+{{- $drain := include "leasehold-proxy.durationSeconds" .Values.config.shutdown.drainTimeout | int }}
+{{- $needed := add .Values.preStopSleepSeconds $drain }}
+{{- if le (int .Values.terminationGracePeriodSeconds) (int $needed) }}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must exceed preStopSleepSeconds (%d) + config.shutdown.drainTimeout (%s = %ds), or pods are killed mid-drain" (int .Values.terminationGracePeriodSeconds) (int .Values.preStopSleepSeconds) .Values.config.shutdown.drainTimeout $drain) }}
+{{- end }}
+{{- if and .Values.autoscaling.enabled (lt (int .Values.autoscaling.maxReplicas) (int .Values.autoscaling.minReplicas)) }}
+{{- fail (printf "autoscaling.maxReplicas (%d) must be at least autoscaling.minReplicas (%d)" (int .Values.autoscaling.maxReplicas) (int .Values.autoscaling.minReplicas)) }}
+{{- end }}
+{{- if eq (int .Values.ports.kafka) (int .Values.ports.admin) }}
+{{- fail (printf "ports.kafka and ports.admin must differ (both are %d)" (int .Values.ports.kafka)) }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,395 @@
+package io.leasehold.proxy.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.proxy.config.ProxyConfig;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Helm chart, checked offline with the real helm binary: strict lint, rendering with
+ * default and non-default values, every document validated against the Kubernetes schemas,
+ * the rendered proxy config accepted by the proxy's own ConfigLoader, and the properties an
+ * operator relies on (no capacity loss during rollouts, restricted pods, secrets as files).
+ */
+class HelmChartTest {
+
+    private static ChartTools tools;
+
+    @BeforeAll
+    static void installHelm() {
+        tools = ChartTools.install();
+    }
+
+    static Stream<String> ciValuesFiles() throws IOException {
+        try (Stream<Path> files = Files.list(ChartTools.repoRoot().resolve("helm/leasehold-proxy/ci"))) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".yaml")).sorted().toList().stream();
+        }
+    }
+
+    /** Default values first, then each ci/ values file. */
+    static Stream<String> valueSets() throws IOException {
+        return Stream.concat(Stream.of("defaults"), ciValuesFiles());
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void chartPassesStrictLint(String valueSet) {
+        CommandResult lint = tools.helm(withValues(valueSet, "lint", "--strict", tools.chart().toString()));
+
+        assertThat(lint.succeeded()).as(lint.describe()).isTrue();
+        assertThat(lint.stdout()).contains("0 chart(s) failed");
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void everyRenderedDocumentIsValidKubernetes(String valueSet) {
+        RenderedChart chart = render(valueSet);
+
+        CommandResult validation = tools.validate(chart.manifests());
+
+        assertThat(validation.succeeded()).as(validation.describe()).isTrue();
+        assertThat(validation.stderr()).contains(chart.documents().size() + " of " + chart.documents().size()
+                + " documents valid");
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void renderedConfigIsAcceptedByTheProxyAndMatchesThePod(String valueSet) throws Exception {
+        RenderedChart chart = render(valueSet);
+
+        ProxyConfig config = chart.proxyConfig();
+
+        assertThat(containerPort(chart, "kafka")).isEqualTo(config.listener().port());
+        assertThat(containerPort(chart, "admin")).isEqualTo(config.admin().port());
+        JsonNode service = chart.named("Service", fullname(valueSet)).orElseThrow();
+        assertThat(service.path("spec").path("ports").get(0).path("targetPort").asText()).isEqualTo("kafka");
+        JsonNode configMount = mount(chart.proxyContainer(), "config");
+        assertThat(chart.proxyContainer().path("args").toString())
+                .isEqualTo("[\"--config\",\"" + configMount.path("mountPath").asText() + "\"]");
+    }
+
+    @Test
+    void defaultsAdvertiseTheClusterServiceAddress() throws Exception {
+        ProxyConfig config = render("defaults").proxyConfig();
+
+        assertThat(config.listener().advertisedHost()).isEqualTo("lh-leasehold-proxy.kafka.svc.cluster.local");
+        assertThat(config.listener().advertisedPort()).isEqualTo(9092);
+        assertThat(config.etcd().prefix()).isEqualTo("/kafscale");
+        assertThat(config.etcd().usernameFile()).isNull();
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void rollingUpdateNeverDropsBelowTheDesiredCount(String valueSet) {
+        JsonNode deployment = render(valueSet).only("Deployment");
+        JsonNode strategy = deployment.path("spec").path("strategy");
+
+        assertThat(strategy.path("type").asText()).isEqualTo("RollingUpdate");
+        assertThat(strategy.path("rollingUpdate").path("maxUnavailable").asInt(-1)).isZero();
+        String surge = strategy.path("rollingUpdate").path("maxSurge").asText();
+        assertThat(surge).matches("[1-9][0-9]*%?");
+    }
+
+    @Test
+    void defaultsRunThreeSpreadReplicasProtectedByABudget() {
+        RenderedChart chart = render("defaults");
+        JsonNode pod = chart.podSpec();
+
+        assertThat(chart.only("Deployment").path("spec").path("replicas").asInt()).isEqualTo(3);
+        assertThat(chart.only("PodDisruptionBudget").path("spec").path("maxUnavailable").asInt()).isEqualTo(1);
+        assertThat(chart.all("HorizontalPodAutoscaler")).isEmpty();
+        JsonNode antiAffinity = pod.path("affinity").path("podAntiAffinity");
+        assertThat(antiAffinity.has("requiredDuringSchedulingIgnoredDuringExecution")).as("soft, never required").isFalse();
+        assertThat(antiAffinity.path("preferredDuringSchedulingIgnoredDuringExecution").get(0)
+                .path("podAffinityTerm").path("topologyKey").asText()).isEqualTo("kubernetes.io/hostname");
+        assertThat(pod.path("topologySpreadConstraints")).extracting(c -> c.path("topologyKey").asText())
+                .containsExactly("topology.kubernetes.io/zone", "kubernetes.io/hostname");
+        assertThat(pod.path("topologySpreadConstraints")).allSatisfy(c ->
+                assertThat(c.path("whenUnsatisfiable").asText()).isEqualTo("ScheduleAnyway"));
+        assertThat(chart.only("PodDisruptionBudget").path("spec").path("selector"))
+                .isEqualTo(chart.only("Deployment").path("spec").path("selector"));
+    }
+
+    @Test
+    void autoscalingReplacesTheFixedReplicaCount() {
+        RenderedChart chart = render("external-secure-values.yaml");
+
+        assertThat(chart.only("Deployment").path("spec").has("replicas")).isFalse();
+        JsonNode hpa = chart.only("HorizontalPodAutoscaler").path("spec");
+        assertThat(hpa.path("minReplicas").asInt()).isEqualTo(3);
+        assertThat(hpa.path("maxReplicas").asInt()).isEqualTo(12);
+        assertThat(hpa.path("scaleTargetRef").path("name").asText()).isEqualTo("lh-leasehold-proxy");
+        assertThat(hpa.path("metrics")).extracting(m -> m.path("resource").path("name").asText())
+                .containsExactly("cpu", "memory");
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void podsAreRestrictedCompatible(String valueSet) {
+        RenderedChart chart = render(valueSet);
+        JsonNode pod = chart.podSpec();
+        JsonNode container = chart.proxyContainer();
+
+        assertThat(pod.path("securityContext").path("runAsNonRoot").asBoolean()).isTrue();
+        assertThat(pod.path("securityContext").path("runAsUser").asInt()).isPositive();
+        assertThat(pod.path("securityContext").path("seccompProfile").path("type").asText()).isEqualTo("RuntimeDefault");
+        assertThat(pod.path("automountServiceAccountToken").asBoolean(true)).isFalse();
+        assertThat(pod.path("hostNetwork").asBoolean(false)).isFalse();
+        JsonNode security = container.path("securityContext");
+        assertThat(security.path("allowPrivilegeEscalation").asBoolean(true)).isFalse();
+        assertThat(security.path("readOnlyRootFilesystem").asBoolean()).isTrue();
+        assertThat(security.path("capabilities").path("drop").toString()).isEqualTo("[\"ALL\"]");
+        assertThat(security.path("capabilities").has("add")).isFalse();
+        assertThat(pod.path("volumes")).noneSatisfy(v -> assertThat(v.has("hostPath")).isTrue());
+        assertThat(mount(container, "tmp").path("mountPath").asText()).as("writable /tmp on a read-only root")
+                .isEqualTo("/tmp");
+        assertThat(container.path("resources").path("limits").path("memory").asText()).isNotEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void probesUseTheAdminEndpoints(String valueSet) {
+        JsonNode container = render(valueSet).proxyContainer();
+
+        assertThat(container.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/healthz");
+        assertThat(container.path("startupProbe").path("httpGet").path("path").asText()).isEqualTo("/healthz");
+        assertThat(container.path("readinessProbe").path("httpGet").path("path").asText()).isEqualTo("/readyz");
+        for (String probe : List.of("livenessProbe", "startupProbe", "readinessProbe")) {
+            assertThat(container.path(probe).path("httpGet").path("port").asText()).as(probe).isEqualTo("admin");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void podsOutliveThePreStopPauseAndTheDrain(String valueSet) throws Exception {
+        RenderedChart chart = render(valueSet);
+        Duration drain = chart.proxyConfig().shutdown().drainTimeout();
+        JsonNode preStop = chart.proxyContainer().path("lifecycle").path("preStop").path("exec").path("command");
+        assertThat(preStop.get(0).asText()).isEqualTo("sleep");
+        long pauseSeconds = preStop.get(1).asLong();
+
+        long grace = chart.podSpec().path("terminationGracePeriodSeconds").asLong();
+
+        assertThat(pauseSeconds).isPositive();
+        assertThat(grace).isGreaterThan(pauseSeconds + drain.toSeconds());
+    }
+
+    @Test
+    void aConfigChangeChangesTheChecksumThatRollsThePods() {
+        String defaults = checksum(render("defaults"));
+
+        assertThat(checksum(render("defaults"))).isEqualTo(defaults);
+        assertThat(checksum(tools.template("--set", "config.routing.metadataMaxAge=5s"))).isNotEqualTo(defaults);
+        assertThat(checksum(tools.template("--set", "config.etcd.endpoints[0]=http://other-etcd:2379")))
+                .isNotEqualTo(defaults);
+        assertThat(defaults).matches("[0-9a-f]{64}");
+    }
+
+    @Test
+    void etcdSecretsAreMountedFilesNeverEnvironmentValues() throws Exception {
+        RenderedChart chart = render("external-secure-values.yaml");
+        ProxyConfig.Etcd etcd = chart.proxyConfig().etcd();
+        JsonNode container = chart.proxyContainer();
+
+        Map<Path, String> secretFiles = new java.util.HashMap<>();
+        for (JsonNode volume : chart.podSpec().path("volumes")) {
+            if (volume.has("secret")) {
+                Path dir = Path.of(mount(container, volume.path("name").asText()).path("mountPath").asText());
+                for (JsonNode item : volume.path("secret").path("items")) {
+                    secretFiles.put(dir.resolve(item.path("path").asText()), volume.path("secret").path("secretName").asText());
+                }
+            }
+        }
+
+        assertThat(secretFiles).containsEntry(etcd.usernameFile(), "etcd-proxy-user")
+                .containsEntry(etcd.passwordFile(), "etcd-proxy-user")
+                .containsEntry(etcd.tlsCaFile(), "etcd-client-tls")
+                .containsEntry(etcd.tlsCertFile(), "etcd-client-tls")
+                .containsEntry(etcd.tlsKeyFile(), "etcd-client-tls");
+        assertThat(container.path("env")).noneSatisfy(v -> assertThat(v.has("valueFrom")).isTrue());
+        assertThat(chart.manifests()).doesNotContain("kind: Secret\n");
+        assertThat(etcd.endpoints()).allMatch(e -> e.startsWith("https://"));
+    }
+
+    @Test
+    void loadBalancerCarriesSourceRangesAnnotationsAndAdvertisesItsName() throws Exception {
+        RenderedChart chart = render("external-secure-values.yaml");
+        JsonNode service = chart.named("Service", "lh-leasehold-proxy").orElseThrow();
+
+        assertThat(service.path("spec").path("type").asText()).isEqualTo("LoadBalancer");
+        assertThat(service.path("spec").path("loadBalancerSourceRanges").toString())
+                .isEqualTo("[\"10.0.0.0/8\",\"192.168.0.0/16\"]");
+        assertThat(service.path("spec").path("externalTrafficPolicy").asText()).isEqualTo("Local");
+        assertThat(service.path("metadata").path("annotations").path("service.beta.kubernetes.io/aws-load-balancer-type")
+                .asText()).isEqualTo("nlb");
+        assertThat(chart.proxyConfig().listener().advertisedHost()).isEqualTo("kafka.example.com");
+        assertThat(chart.proxyConfig().listener().advertisedPort()).isEqualTo(9093);
+        assertThat(chart.proxyConfig().limits().maxConnections()).as("LEASEHOLD_* override from extraEnv")
+                .isEqualTo(20000);
+        JsonNode admin = chart.named("Service", "lh-leasehold-proxy-admin").orElseThrow();
+        assertThat(admin.path("spec").path("type").asText()).as("admin never exposed by the LoadBalancer")
+                .isEqualTo("ClusterIP");
+        JsonNode monitor = chart.only("ServiceMonitor").path("spec");
+        assertThat(monitor.path("endpoints").get(0).path("port").asText()).isEqualTo("admin");
+        assertThat(monitor.path("selector").path("matchLabels").path("app.kubernetes.io/component").asText())
+                .isEqualTo(admin.path("metadata").path("labels").path("app.kubernetes.io/component").asText());
+    }
+
+    @Test
+    void nodePortAdvertisesTheNodePort() throws Exception {
+        RenderedChart chart = render("nodeport-values.yaml");
+        JsonNode service = chart.named("Service", "kafka-proxy").orElseThrow();
+
+        assertThat(service.path("spec").path("ports").get(0).path("nodePort").asInt()).isEqualTo(30092);
+        assertThat(chart.proxyConfig().listener().advertisedPort()).isEqualTo(30092);
+        assertThat(chart.proxyConfig().backends().bootstrap().get(0).host()).isEqualTo("fd00::10");
+        assertThat(chart.all("PodDisruptionBudget")).isEmpty();
+        assertThat(chart.podSpec().path("serviceAccountName").asText()).isEqualTo("kafka-workloads");
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "service.type=Ingress                              | /service/type",
+            "replicaCount=0                                    | /replicaCount",
+            "config.listener.port=9000                         | additional properties 'port' not allowed",
+            "config.etcd.endpoints=null                        | missing property 'endpoints'",
+            "config.etcd.endpoints={}                          | /config/etcd/endpoints",
+            "config.etcd.endpoints[0]=127.0.0.1:2379           | /config/etcd/endpoints/0",
+            "config.backends.bootstrap[0]=broker-without-port  | /config/backends/bootstrap/0",
+            "config.shutdown.drainTimeout=20                   | /config/shutdown/drainTimeout",
+            "config.limits.maxConnections=-5                   | /config/limits/maxConnections",
+            "ports.admin=70000                                 | /ports/admin",
+            "ports.admin=9092                                  | ports.kafka and ports.admin must differ",
+            "rollingUpdate.maxSurge=0                          | /rollingUpdate/maxSurge",
+            "service.type=LoadBalancer                         | /config/listener/advertisedHost",
+            "etcdCredentials.tls.existingSecret=etcd-tls       | does not match pattern '^https://'",
+            "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
+            "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
+            "imageTag=latest                                   | additional properties 'imageTag' not allowed",
+    })
+    void badValuesAreRejectedBeforeAnythingIsInstalled(String setting, String expectedError) {
+        CommandResult result = tools.template("--set", setting);
+
+        assertThat(result.succeeded()).as(result.describe()).isFalse();
+        assertThat(result.stderr()).contains(expectedError);
+    }
+
+    @Test
+    void validatorRejectsWrongTypesAndUnknownFields() {
+        String broken = render("defaults").manifests()
+                .replace("readinessProbe:", "readinesProbe:")
+                .replace("replicas: 3", "replicas: three");
+
+        CommandResult validation = tools.validate(broken);
+
+        assertThat(validation.succeeded()).isFalse();
+        assertThat(validation.stderr())
+                .contains("Deployment/lh-leasehold-proxy (apps/v1): data/spec/replicas must be integer")
+                .contains("spec.template.spec.containers[0].readinesProbe: unknown field");
+    }
+
+    @Test
+    void defaultImageIsTheOneTheDockerfileBuildsForThisVersion() throws Exception {
+        JsonNode chartYaml = tools.readYaml(tools.chart().resolve("Chart.yaml"));
+        String projectVersion = projectVersion();
+        String dockerfile = Files.readString(tools.repo().resolve("Dockerfile"));
+
+        assertThat(chartYaml.path("appVersion").asText()).isEqualTo(projectVersion);
+        assertThat(render("defaults").proxyContainer().path("image").asText())
+                .isEqualTo("ghcr.io/leasehold/leasehold-proxy:" + projectVersion);
+        assertThat(dockerfile).contains("USER 10001:10001");
+        assertThat(render("defaults").podSpec().path("securityContext").path("runAsUser").asInt()).isEqualTo(10001);
+    }
+
+    @Test
+    void chartReadmeDocumentsEveryValue() throws Exception {
+        String readme = Files.readString(tools.chart().resolve("README.md"));
+        List<String> paths = new ArrayList<>();
+        leafPaths("", tools.readYaml(tools.chart().resolve("values.yaml")), paths);
+
+        assertThat(paths).hasSizeGreaterThan(40);
+        assertThat(paths).allSatisfy(path -> assertThat(readme).as("README documents " + path).contains("`" + path + "`"));
+    }
+
+    private static void leafPaths(String prefix, JsonNode node, List<String> paths) {
+        if (node.isObject() && !node.isEmpty()) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = it.next();
+                leafPaths(prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey(), field.getValue(), paths);
+            }
+        } else {
+            paths.add(prefix);
+        }
+    }
+
+    private static String projectVersion() throws IOException {
+        String pom = Files.readString(tools.repo().resolve("pom.xml"));
+        int artifact = pom.indexOf("<artifactId>leasehold-parent</artifactId>");
+        int start = pom.indexOf("<version>", artifact) + "<version>".length();
+        return pom.substring(start, pom.indexOf("</version>", start)).strip();
+    }
+
+    private static RenderedChart render(String valueSet) {
+        return rendered(tools.template(withValues(valueSet)));
+    }
+
+    private static RenderedChart rendered(CommandResult result) {
+        assertThat(result.succeeded()).as(result.describe()).isTrue();
+        return new RenderedChart(result.stdout(), tools.documents(result.stdout()));
+    }
+
+    private static String checksum(CommandResult result) {
+        return checksum(rendered(result));
+    }
+
+    private static String checksum(RenderedChart chart) {
+        return chart.only("Deployment").path("spec").path("template").path("metadata").path("annotations")
+                .path("checksum/config").asText();
+    }
+
+    private static String[] withValues(String valueSet, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        if (!"defaults".equals(valueSet)) {
+            all.add("--values");
+            all.add(tools.chart().resolve("ci").resolve(valueSet).toString());
+        }
+        return all.toArray(String[]::new);
+    }
+
+    private static String fullname(String valueSet) {
+        return "nodeport-values.yaml".equals(valueSet) ? "kafka-proxy" : "lh-leasehold-proxy";
+    }
+
+    private static int containerPort(RenderedChart chart, String name) {
+        for (JsonNode port : chart.proxyContainer().path("ports")) {
+            if (name.equals(port.path("name").asText())) {
+                return port.path("containerPort").asInt();
+            }
+        }
+        throw new AssertionError("no container port " + name);
+    }
+
+    private static JsonNode mount(JsonNode container, String volume) {
+        for (JsonNode mount : container.path("volumeMounts")) {
+            if (volume.equals(mount.path("name").asText())) {
+                return mount;
+            }
+        }
+        throw new AssertionError("no volume mount for " + volume);
+    }
+}

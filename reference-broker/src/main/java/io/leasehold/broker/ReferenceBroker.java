@@ -1,0 +1,190 @@
+package io.leasehold.broker;
+
+import io.etcd.jetcd.Client;
+import io.leasehold.broker.cluster.ClusterView;
+import io.leasehold.broker.cluster.DescribeClusterHandler;
+import io.leasehold.broker.cluster.MetadataHandler;
+import io.leasehold.broker.etcd.BrokerKeys;
+import io.leasehold.broker.etcd.Etcd;
+import io.leasehold.broker.fetch.FetchHandler;
+import io.leasehold.broker.fetch.ListOffsetsHandler;
+import io.leasehold.broker.group.FindCoordinatorHandler;
+import io.leasehold.broker.group.GroupCoordinator;
+import io.leasehold.broker.group.GroupListingHandlers;
+import io.leasehold.broker.group.MembershipHandlers;
+import io.leasehold.broker.group.OffsetHandlers;
+import io.leasehold.broker.group.OffsetStore;
+import io.leasehold.broker.ownership.LeasedWriteGuard;
+import io.leasehold.broker.ownership.PartitionWriteGuard;
+import io.leasehold.broker.ownership.UnfencedWriteGuard;
+import io.leasehold.broker.produce.InitProducerIdHandler;
+import io.leasehold.broker.produce.PartitionWriters;
+import io.leasehold.broker.produce.ProduceHandler;
+import io.leasehold.broker.protocol.ApiVersionsHandler;
+import io.leasehold.broker.protocol.KafkaServer;
+import io.leasehold.broker.protocol.RequestDispatcher;
+import io.leasehold.broker.protocol.SupportedApis;
+import io.leasehold.broker.storage.PartitionIndexStore;
+import io.leasehold.broker.storage.PartitionReader;
+import io.leasehold.broker.storage.SegmentFiles;
+import io.leasehold.broker.storage.SegmentReader;
+import io.leasehold.broker.topic.CreateTopicsHandler;
+import io.leasehold.broker.topic.DeleteTopicsHandler;
+import io.leasehold.broker.topic.TopicStore;
+import io.leasehold.routing.claim.OwnershipClaimer;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running reference broker: the Kafka listener, its handlers, and its etcd session. Started
+ * by {@link ReferenceBrokerMain} as a process, or in-JVM by tests; {@link #close()} is the
+ * graceful shutdown (finish in-flight writes, release every lease).
+ */
+public final class ReferenceBroker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReferenceBroker.class);
+
+    /** Same for every broker: clients compare cluster ids across the brokers they talk to. */
+    public static final String CLUSTER_ID = "leasehold-reference";
+
+    private static final long SEGMENT_BYTES = 64L * 1024 * 1024;
+    private static final Duration FETCH_POLL_INTERVAL = Duration.ofMillis(20);
+    private static final long INITIAL_REBALANCE_DELAY_MS = 300;
+    private static final int AUTO_CREATE_PARTITIONS = 1;
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(20);
+
+    private final BrokerOptions options;
+    private final Client etcdClient;
+    private final OwnershipClaimer claimer;
+    private final ExecutorService storageExecutor;
+    private final ScheduledExecutorService scheduler;
+    private final KafkaServer server;
+    private final PartitionWriters writers;
+    private final BrokerAddress address;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private ReferenceBroker(BrokerOptions options, Client etcdClient, OwnershipClaimer claimer,
+                            ExecutorService storageExecutor, ScheduledExecutorService scheduler, KafkaServer server,
+                            PartitionWriters writers, BrokerAddress address) {
+        this.options = options;
+        this.etcdClient = etcdClient;
+        this.claimer = claimer;
+        this.storageExecutor = storageExecutor;
+        this.scheduler = scheduler;
+        this.server = server;
+        this.writers = writers;
+        this.address = address;
+    }
+
+    /** Starts serving and registers the broker in etcd; returns once both are done. */
+    public static ReferenceBroker start(BrokerOptions options) throws Exception {
+        Files.createDirectories(options.dataDir());
+        Client client = Client.builder().endpoints(options.etcdEndpoints().toArray(String[]::new)).build();
+        KeySchema schema = new KeySchema(options.prefix());
+        BrokerKeys keys = new BrokerKeys(schema);
+        Etcd etcd = new Etcd(client.getKVClient());
+        OwnershipClaimer claimer = OwnershipClaimer.start(client, schema, options.id(), options.leaseTtl());
+        ExecutorService storageExecutor = Executors.newFixedThreadPool(4, daemonThreads("broker-" + options.id() + "-storage"));
+        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, daemonThreads("broker-" + options.id() + "-timer"));
+
+        TopicStore topics = new TopicStore(etcd, keys);
+        SegmentFiles files = new SegmentFiles(options.dataDir());
+        SegmentReader segmentReader = new SegmentReader();
+        PartitionIndexStore indexStore = new PartitionIndexStore(etcd, keys);
+        PartitionReader reader = new PartitionReader(indexStore, segmentReader, files, storageExecutor);
+        PartitionWriteGuard guard = options.ownership() == BrokerOptions.OwnershipMode.LEASE
+                ? new LeasedWriteGuard(claimer)
+                : new UnfencedWriteGuard(etcd, options.id(), System.currentTimeMillis());
+        PartitionWriters writers = new PartitionWriters(guard, indexStore, etcd, keys, files, storageExecutor, SEGMENT_BYTES);
+        ClusterView cluster = new ClusterView(etcd, schema);
+        GroupCoordinator coordinator = new GroupCoordinator(claimer, scheduler, INITIAL_REBALANCE_DELAY_MS);
+        OffsetStore offsets = new OffsetStore(etcd, keys, claimer);
+        MembershipHandlers membership = new MembershipHandlers(coordinator);
+        GroupListingHandlers listing = new GroupListingHandlers(coordinator);
+        OffsetHandlers offsetHandlers = new OffsetHandlers(coordinator, offsets);
+
+        KafkaServer server = new KafkaServer();
+        SupportedApis apis = new SupportedApis();
+        int port = server.start(options.host(), options.port(), new RequestDispatcher(apis));
+        BrokerAddress self = new BrokerAddress(options.id(), options.host(), port, null);
+        apis.add(ApiKeys.API_VERSIONS, 0, 3, new ApiVersionsHandler(apis))
+                .add(ApiKeys.METADATA, 0, 12, new MetadataHandler(cluster, topics, CLUSTER_ID, AUTO_CREATE_PARTITIONS))
+                .add(ApiKeys.DESCRIBE_CLUSTER, 0, 1, new DescribeClusterHandler(cluster, CLUSTER_ID))
+                .add(ApiKeys.CREATE_TOPICS, 2, 7, new CreateTopicsHandler(topics, AUTO_CREATE_PARTITIONS))
+                .add(ApiKeys.DELETE_TOPICS, 1, 6, new DeleteTopicsHandler(topics, files, segmentReader))
+                .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))
+                .add(ApiKeys.PRODUCE, 3, 11, new ProduceHandler(topics, writers))
+                .add(ApiKeys.FETCH, 4, 12, new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL))
+                .add(ApiKeys.LIST_OFFSETS, 1, 6, new ListOffsetsHandler(topics, reader))
+                .add(ApiKeys.FIND_COORDINATOR, 0, 4, new FindCoordinatorHandler(coordinator, cluster, self))
+                .add(ApiKeys.JOIN_GROUP, 0, 9, membership.joinGroup())
+                .add(ApiKeys.SYNC_GROUP, 0, 5, membership.syncGroup())
+                .add(ApiKeys.HEARTBEAT, 0, 4, membership.heartbeat())
+                .add(ApiKeys.LEAVE_GROUP, 0, 5, membership.leaveGroup())
+                .add(ApiKeys.DESCRIBE_GROUPS, 0, 5, listing.describeGroups())
+                .add(ApiKeys.LIST_GROUPS, 0, 4, listing.listGroups())
+                .add(ApiKeys.OFFSET_COMMIT, 2, 8, offsetHandlers.offsetCommit())
+                .add(ApiKeys.OFFSET_FETCH, 1, 7, offsetHandlers.offsetFetch());
+        claimer.registerBroker(self).get(30, TimeUnit.SECONDS);
+        LOG.info("broker {} serving at {}:{} (ownership {}, data {}, etcd prefix '{}')", options.id(), options.host(),
+                port, options.ownership().name().toLowerCase(), options.dataDir(), options.prefix());
+        return new ReferenceBroker(options, client, claimer, storageExecutor, scheduler, server, writers, self);
+    }
+
+    public BrokerAddress address() {
+        return address;
+    }
+
+    public int port() {
+        return address.port();
+    }
+
+    public int id() {
+        return options.id();
+    }
+
+    /** Graceful shutdown: stop taking requests, finish in-flight writes, release every lease, disconnect. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            server.close();
+            writers.whenIdle().get(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            claimer.releaseAll().get(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("interrupted while shutting down broker {}", options.id());
+        } catch (Exception e) {
+            LOG.warn("broker {} did not shut down cleanly", options.id(), e);
+        } finally {
+            claimer.close();
+            etcdClient.close();
+            scheduler.shutdownNow();
+            storageExecutor.shutdownNow();
+            LOG.info("broker {} stopped", options.id());
+        }
+    }
+
+    private static ThreadFactory daemonThreads(String name) {
+        AtomicInteger counter = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,168 @@
+package io.leasehold.broker.fetch;
+
+import io.leasehold.broker.protocol.ApiHandler;
+import io.leasehold.broker.protocol.KafkaRequest;
+import io.leasehold.broker.storage.PartitionIndex;
+import io.leasehold.broker.storage.PartitionReader;
+import io.leasehold.broker.storage.RecordBatches;
+import io.leasehold.broker.topic.TopicMeta;
+import io.leasehold.broker.topic.TopicStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Fetch from shared storage: any broker serves any partition, reading the committed index from
+ * etcd each time, so data another broker committed is visible at once. A fetch that finds less
+ * than {@code min_bytes} looks again every poll interval until {@code max_wait_ms} has passed.
+ * Fetch sessions are not kept: every answer has session id 0, so clients send full fetches.
+ */
+public final class FetchHandler implements ApiHandler {
+
+    private final TopicStore topics;
+    private final PartitionReader reader;
+    private final ScheduledExecutorService scheduler;
+    private final Duration pollInterval;
+
+    public FetchHandler(TopicStore topics, PartitionReader reader, ScheduledExecutorService scheduler, Duration pollInterval) {
+        this.topics = topics;
+        this.reader = reader;
+        this.scheduler = scheduler;
+        this.pollInterval = pollInterval;
+    }
+
+    private record PartitionAnswer(String topic, PartitionData data, int bytes) {
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
+        FetchRequestData data = request.data(FetchRequestData.class);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, data.maxWaitMs()));
+        List<String> names = data.topics().stream().map(FetchTopic::topic).toList();
+        CompletableFuture<ApiMessage> response = new CompletableFuture<>();
+        TopicLookup.resolve(topics, names).whenComplete((metas, error) -> {
+            if (error != null) {
+                response.completeExceptionally(error);
+            } else {
+                attempt(data, metas, deadline, response);
+            }
+        });
+        return response;
+    }
+
+    private void attempt(FetchRequestData data, Map<String, Optional<TopicMeta>> metas, long deadline,
+                         CompletableFuture<ApiMessage> response) {
+        readAll(data, metas).whenComplete((answers, error) -> {
+            if (error != null) {
+                response.completeExceptionally(error);
+                return;
+            }
+            int bytes = answers.stream().mapToInt(PartitionAnswer::bytes).sum();
+            boolean failed = answers.stream().anyMatch(answer -> answer.data().errorCode() != Errors.NONE.code());
+            long remaining = deadline - System.nanoTime();
+            if (bytes >= data.minBytes() || failed || remaining <= 0) {
+                response.complete(toResponse(answers));
+                return;
+            }
+            long delay = Math.min(remaining, pollInterval.toNanos());
+            scheduler.schedule(() -> attempt(data, metas, deadline, response), delay, TimeUnit.NANOSECONDS);
+        });
+    }
+
+    private CompletableFuture<List<PartitionAnswer>> readAll(FetchRequestData data, Map<String, Optional<TopicMeta>> metas) {
+        // Partitions are read one after another so the response's max_bytes budget is shared in order.
+        CompletableFuture<List<PartitionAnswer>> chain = CompletableFuture.completedFuture(new ArrayList<>());
+        for (FetchTopic topic : data.topics()) {
+            for (FetchPartition partition : topic.partitions()) {
+                chain = chain.thenCompose(answers -> {
+                    int used = answers.stream().mapToInt(PartitionAnswer::bytes).sum();
+                    int budget = Math.min(partition.partitionMaxBytes(), Math.max(0, data.maxBytes() - used));
+                    return readPartition(topic.topic(), metas.get(topic.topic()), partition, budget)
+                            .thenApply(answer -> {
+                                answers.add(answer);
+                                return answers;
+                            });
+                });
+            }
+        }
+        return chain;
+    }
+
+    private CompletableFuture<PartitionAnswer> readPartition(String topic, Optional<TopicMeta> meta, FetchPartition partition,
+                                                             int budget) {
+        int index = partition.partition();
+        if (meta.isEmpty() || !meta.get().hasPartition(index)) {
+            return CompletableFuture.completedFuture(error(topic, index, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+        }
+        return reader.index(meta.get(), index).thenCompose(found -> {
+            if (found.isEmpty()) {
+                return CompletableFuture.completedFuture(error(topic, index, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+            }
+            PartitionIndex partitionIndex = found.get();
+            long offset = partition.fetchOffset();
+            if (offset < partitionIndex.logStartOffset() || offset > partitionIndex.nextOffset()) {
+                return CompletableFuture.completedFuture(new PartitionAnswer(topic,
+                        partitionData(index, partitionIndex, Errors.OFFSET_OUT_OF_RANGE), 0));
+            }
+            if (budget <= 0) {
+                return CompletableFuture.completedFuture(new PartitionAnswer(topic,
+                        partitionData(index, partitionIndex, Errors.NONE), 0));
+            }
+            return reader.read(meta.get(), index, partitionIndex, offset, budget).thenApply(records -> {
+                PartitionData data = partitionData(index, partitionIndex, Errors.NONE);
+                data.setRecords(records.remaining() == 0 ? RecordBatches.empty() : RecordBatches.readable(records));
+                return new PartitionAnswer(topic, data, records.remaining());
+            });
+        });
+    }
+
+    private static PartitionData partitionData(int partition, PartitionIndex index, Errors error) {
+        return new PartitionData()
+                .setPartitionIndex(partition)
+                .setErrorCode(error.code())
+                .setHighWatermark(index.nextOffset())
+                .setLastStableOffset(index.nextOffset())
+                .setLogStartOffset(index.logStartOffset())
+                .setAbortedTransactions(null)
+                .setPreferredReadReplica(-1)
+                .setRecords(RecordBatches.empty());
+    }
+
+    private static PartitionAnswer error(String topic, int partition, Errors error) {
+        return new PartitionAnswer(topic, new PartitionData()
+                .setPartitionIndex(partition)
+                .setErrorCode(error.code())
+                .setHighWatermark(-1)
+                .setLastStableOffset(-1)
+                .setLogStartOffset(-1)
+                .setAbortedTransactions(null)
+                .setPreferredReadReplica(-1)
+                .setRecords(RecordBatches.empty()), 0);
+    }
+
+    private static FetchResponseData toResponse(List<PartitionAnswer> answers) {
+        FetchResponseData response = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
+        FetchableTopicResponse current = null;
+        for (PartitionAnswer answer : answers) {
+            if (current == null || !current.topic().equals(answer.topic())) {
+                current = new FetchableTopicResponse().setTopic(answer.topic());
+                response.responses().add(current);
+            }
+            current.partitions().add(answer.data());
+        }
+        return response;
+    }
+}
