@@ -176,14 +176,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         if (writer != null) {
             Map<PartitionId, BrokerAddress> planned = new HashMap<>();
-            byBroker.forEach((broker, routed) -> routed.forEach(r -> planned.put(r.entry().partitionId(), broker)));
+            byBroker.forEach((broker, routed) -> routed.forEach(r ->
+                    planned.put(r.entry().partitionId(), r.ownership() != null ? broker : null)));
             CompletableFuture<Void> blockers = client.writeOrder().blockers(writer, planned, attempt > 0);
             if (blockers != null) {
                 // Route again once the earlier requests are done: ownership may have moved meanwhile.
                 return blockers.thenComposeAsync(v -> attempt(entries, attempt), client.backends().eventLoop());
             }
-            byBroker.forEach((broker, routed) -> routed.forEach(r ->
-                    client.writeOrder().sent(writer, r.entry().partitionId(), broker)));
+            planned.forEach((partition, owner) -> client.writeOrder().sent(writer, partition, owner));
         }
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();

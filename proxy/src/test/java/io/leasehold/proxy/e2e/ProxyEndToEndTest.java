@@ -10,6 +10,7 @@ import io.leasehold.audit.ProduceJournal;
 import io.leasehold.audit.TopicReader;
 import io.leasehold.audit.WorkloadResult;
 import io.leasehold.audit.WorkloadSpec;
+import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ProxyProcess;
 import java.io.DataInputStream;
@@ -65,14 +66,27 @@ class ProxyEndToEndTest {
 
     @BeforeAll
     void startCluster() {
-        cluster = LocalCluster.builder("proxy-e2e").brokers(3).leaseTtl(Duration.ofSeconds(5)).start();
+        List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
+        jvm.add("-Dio.netty.leakDetection.level=paranoid");
+        cluster = LocalCluster.builder("proxy-e2e").brokers(3).leaseTtl(Duration.ofSeconds(5))
+                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start();
         proxy1 = cluster.startProxy();
         proxy2 = cluster.startProxy();
     }
 
     @AfterAll
-    void stopCluster() {
-        if (cluster != null) {
+    void stopCluster() throws IOException {
+        if (cluster == null) {
+            return;
+        }
+        try {
+            // SIGTERM drains and exits 0; the leak detector (paranoid in these JVMs) must have
+            // reported nothing in either proxy's log.
+            for (ProxyProcess proxy : List.of(proxy1, proxy2)) {
+                assertThat(proxy.terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
+                assertThat(java.nio.file.Files.readString(proxy.process().stderrLog())).doesNotContain("LEAK:");
+            }
+        } finally {
             cluster.close();
         }
     }
@@ -367,8 +381,13 @@ class ProxyEndToEndTest {
             assertThat(result.failed()).as("producer errors: %s", result).isZero();
             cluster.startBroker(owner);
         }
-        AuditVerdict verdict = new OffsetAuditor(false).readAndAudit(new TopicReader(Duration.ofSeconds(60)),
+        // A batch the stopping owner wrote but never answered (connection closed) is reported to
+        // the client as a network error; its retry may land a second copy on the new owner, so
+        // duplicates are tolerated here. Overlaps and lost acknowledged records are not.
+        AuditVerdict verdict = new OffsetAuditor(true).readAndAudit(new TopicReader(Duration.ofSeconds(60)),
                 List.of(proxy1.address()), journal.entries());
+        assertThat(verdict.overlaps()).as(verdict.toString()).isZero();
+        assertThat(verdict.ackedMissing()).as(verdict.toString()).isZero();
         assertThat(verdict.clean()).as(verdict.toString()).isTrue();
     }
 }
