@@ -287,6 +287,21 @@ class ProxyEndToEndTest {
     }
 
     @Test
+    void bothProxiesReportReadyAndServeTheRoutingTable() throws Exception {
+        for (ProxyProcess proxy : List.of(proxy1, proxy2)) {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(httpStatus(proxy.adminUrl() + "/readyz")).isEqualTo(200));
+            assertThat(httpGet(proxy.adminUrl() + "/routes")).contains("\"brokers\"");
+        }
+    }
+
+    private static int httpStatus(String url) throws Exception {
+        var client = java.net.http.HttpClient.newHttpClient();
+        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    @Test
     void metadataAndCoordinatorsShowOnlyTheProxy() throws Exception {
         String topic = "meta-" + UUID.randomUUID();
         createTopic(topic, 4);
