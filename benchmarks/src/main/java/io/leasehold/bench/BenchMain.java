@@ -17,7 +17,6 @@ import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -36,6 +35,7 @@ public final class BenchMain {
     private final PrintStream out;
     /** Every child JVM (Kafka, reference brokers, proxy) runs from this benchmark's own class path. */
     private final String classpath = System.getProperty("java.class.path");
+    private static final String RECORDING_NAME = "bench";
 
     BenchMain(BenchOptions options, PrintStream out) {
         this.options = options;
@@ -128,27 +128,30 @@ public final class BenchMain {
         }
         List<Comparison> comparisons;
         long peakRss;
+        String profile = null;
         try (proxy) {
             comparisons = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
             peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
+            if (options.profile()) {
+                profile = profileSummary(proxy, recording);
+            }
         }
-        return new SuiteResult(backend.name(), plan, comparisons, peakRss, null, profileSummary(recording));
+        return new SuiteResult(backend.name(), plan, comparisons, peakRss, null, profile);
     }
 
     private List<String> recordingOptions(Path recording) {
         if (!options.profile()) {
             return List.of();
         }
-        return List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + recording);
+        return List.of("-XX:StartFlightRecording=name=" + RECORDING_NAME + ",settings=profile");
     }
 
-    /** The proxy's hot methods from its flight recording (written when it exits), or null. */
-    private String profileSummary(Path recording) {
-        if (!options.profile()) {
-            return null;
-        }
-        if (!Files.exists(recording)) {
-            return "No flight recording at " + recording + ": the proxy did not exit cleanly.\n";
+    /** The proxy's hot methods from its flight recording, dumped while it still runs. */
+    private static String profileSummary(ProxyInstance proxy, Path recording) {
+        try {
+            proxy.dumpFlightRecording(RECORDING_NAME, recording);
+        } catch (RuntimeException e) {
+            return "No profile: " + e.getMessage() + "\n";
         }
         HotMethods hot = HotMethods.read(recording);
         return hot.samples() + " execution samples of the proxy over the whole suite (Java Flight Recorder, "

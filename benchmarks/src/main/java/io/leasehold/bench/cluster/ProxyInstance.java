@@ -7,12 +7,14 @@ import io.leasehold.testing.ManagedProcess;
 import io.leasehold.testing.ProxyConfigYaml;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One Leasehold proxy ({@code io.leasehold.proxy.Main}) in its own JVM with a fixed 1 GiB heap,
@@ -80,7 +82,28 @@ public final class ProxyInstance implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** SIGTERM first (the proxy drains and exits, writing a flight recording if one runs), SIGKILL if that fails. */
+    /**
+     * Writes the flight recording named {@code recordingName} to {@code file} with {@code jcmd}
+     * while the proxy runs (its SIGTERM path halts the JVM, which would skip a dump on exit).
+     */
+    public void dumpFlightRecording(String recordingName, Path file) {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid()), "JFR.dump", "name=" + recordingName, "filename=" + file);
+        try {
+            Process jcmd = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0 || !Files.exists(file)) {
+                throw new IllegalStateException("jcmd JFR.dump failed: " + output.trim());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run jcmd", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while dumping the proxy's flight recording", e);
+        }
+    }
+
+    /** SIGTERM first (the proxy drains and exits), SIGKILL if that fails. */
     @Override
     public void close() {
         if (process.isAlive()) {
