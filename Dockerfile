@@ -5,10 +5,8 @@
 # --- build: the shaded jar, tests skipped (CI runs them on the same sources) ---------------
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
-COPY pom.xml ./
-COPY routing-table routing-table
-COPY reference-broker reference-broker
-COPY proxy proxy
+# The whole reactor (every module the parent pom lists must exist); .dockerignore drops builds.
+COPY . .
 RUN mvn -B -ntp -pl proxy -am package -DskipTests
 
 # --- run: JRE only, non-root, read-only-root-filesystem friendly -----------------------------

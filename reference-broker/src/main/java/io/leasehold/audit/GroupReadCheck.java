@@ -14,10 +14,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -83,12 +85,31 @@ public record GroupReadCheck(List<String> bootstrapAddresses, String groupId, St
                     consumed.incrementAndGet();
                     RecordIdentity.parseValue(record.value()).ifPresent(seen::add);
                 }
-                consumer.commitAsync();
+                consumer.commitAsync((offsets, error) -> {
+                    if (error != null && !isRebalance(error)) {
+                        errors.add("member " + index + " commit: " + error);
+                    }
+                });
             }
-            consumer.commitSync(Duration.ofSeconds(5));
+            commitFinal(consumer, index, errors);
         } catch (KafkaException e) {
             errors.add("member " + index + ": " + e);
         }
+    }
+
+    /** Commits what this member read; a rebalance caused by members leaving as they finish is expected. */
+    private static void commitFinal(KafkaConsumer<byte[], byte[]> consumer, int index, Set<String> errors) {
+        try {
+            consumer.commitSync(Duration.ofSeconds(5));
+        } catch (KafkaException e) {
+            if (!isRebalance(e)) {
+                errors.add("member " + index + " final commit: " + e);
+            }
+        }
+    }
+
+    private static boolean isRebalance(Exception error) {
+        return error instanceof RebalanceInProgressException || error instanceof CommitFailedException;
     }
 
     private Properties properties(int index) {

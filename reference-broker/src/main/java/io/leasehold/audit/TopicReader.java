@@ -5,12 +5,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -26,6 +28,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class TopicReader {
 
     private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration POSITION_TIMEOUT = Duration.ofSeconds(2);
 
     private final Duration timeout;
     private final Duration stallTimeout;
@@ -65,39 +68,56 @@ public final class TopicReader {
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, List<ObservedRecord>> records = new HashMap<>();
             partitions.forEach(partition -> records.put(partition, new ArrayList<>()));
-            String error = poll(consumer, bootstrapServers, ends, records, deadline);
+            Map<TopicPartition, String> failed = new LinkedHashMap<>();
+            String error = poll(consumer, bootstrapServers, ends, records, failed, deadline);
             List<PartitionRead> reads = new ArrayList<>();
             for (TopicPartition partition : partitions) {
                 long end = ends.get(partition);
-                boolean complete = error == null && position(consumer, partition, deadline) >= end;
+                boolean complete = error == null && !failed.containsKey(partition)
+                        && positions(consumer, List.of(partition)).get(partition) >= end;
                 reads.add(new PartitionRead(partition.topic(), partition.partition(), starts.get(partition), end,
                         records.get(partition), complete));
             }
-            return new ReadPass(bootstrapServers, reads, error);
+            List<String> errors = new ArrayList<>();
+            failed.forEach((partition, reason) -> errors.add("read through " + bootstrapServers + ": " + partition + " " + reason));
+            if (error != null) {
+                errors.add(error);
+            }
+            return new ReadPass(bootstrapServers, reads, errors.isEmpty() ? null : String.join("; ", errors));
         } catch (KafkaException e) {
             return new ReadPass(bootstrapServers, List.of(), "read through " + bootstrapServers + " failed: " + e);
         }
     }
 
+    /**
+     * Polls until every partition reached its end offset or failed; returns why the pass as a
+     * whole ended early, or null. A partition whose fetch position the broker calls out of range
+     * is recorded in {@code failed} and paused, and the other partitions are still read.
+     */
     private String poll(KafkaConsumer<byte[], byte[]> consumer, String source, Map<TopicPartition, Long> ends,
-                        Map<TopicPartition, List<ObservedRecord>> records, long deadline) {
-        try {
-            Map<TopicPartition, Long> lastPositions = Map.of();
-            long lastProgress = System.nanoTime();
-            while (!reachedEnds(consumer, ends, deadline)) {
-                long now = System.nanoTime();
-                if (now > deadline) {
-                    return "read through " + source + " did not reach the end offsets within " + timeout
-                            + " (positions " + positions(consumer, ends) + ", ends " + ends + ")";
-                }
-                Map<TopicPartition, Long> currentPositions = positions(consumer, ends);
-                if (!currentPositions.equals(lastPositions)) {
-                    lastPositions = currentPositions;
-                    lastProgress = now;
-                } else if (now - lastProgress > stallTimeout.toNanos()) {
-                    return "read through " + source + " stalled for " + stallTimeout + " below the end offsets"
-                            + " (positions " + currentPositions + ", ends " + ends + ")";
-                }
+                        Map<TopicPartition, List<ObservedRecord>> records, Map<TopicPartition, String> failed,
+                        long deadline) {
+        Map<TopicPartition, Long> lastPositions = Map.of();
+        long lastProgress = System.nanoTime();
+        while (true) {
+            List<TopicPartition> reading = ends.keySet().stream().filter(partition -> !failed.containsKey(partition)).toList();
+            Map<TopicPartition, Long> currentPositions = positions(consumer, reading);
+            if (reading.stream().allMatch(partition -> currentPositions.get(partition) >= ends.get(partition))) {
+                return null;
+            }
+            long now = System.nanoTime();
+            if (now > deadline) {
+                return "read through " + source + " did not reach the end offsets within " + timeout
+                        + " (positions " + currentPositions + ", ends " + ends + ")";
+            }
+            if (!currentPositions.equals(lastPositions)) {
+                lastPositions = currentPositions;
+                lastProgress = now;
+            } else if (now - lastProgress > stallTimeout.toNanos()) {
+                return "read through " + source + " stalled for " + stallTimeout + " below the end offsets"
+                        + " (positions " + currentPositions + ", ends " + ends + ")";
+            }
+            try {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
                     TopicPartition partition = new TopicPartition(record.topic(), record.partition());
                     if (record.offset() < ends.get(partition)) {
@@ -105,26 +125,22 @@ public final class TopicReader {
                                 RecordIdentity.parseValue(record.value()).orElse(null), Arrays.hashCode(record.value()), source));
                     }
                 }
+            } catch (OffsetOutOfRangeException e) {
+                e.offsetOutOfRangePartitions().forEach((partition, position) -> failed.put(partition,
+                        "fetch position " + position + " is out of range (end offset " + ends.get(partition) + ")"));
+                consumer.pause(e.offsetOutOfRangePartitions().keySet());
+            } catch (KafkaException e) {
+                return "read through " + source + " failed at positions " + currentPositions + ": " + e;
             }
-            return null;
-        } catch (KafkaException e) {
-            return "read through " + source + " failed at positions " + positions(consumer, ends) + ": " + e;
         }
     }
 
-    private static boolean reachedEnds(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> ends, long deadline) {
-        return ends.entrySet().stream().allMatch(end -> position(consumer, end.getKey(), deadline) >= end.getValue());
-    }
-
-    private static long position(KafkaConsumer<byte[], byte[]> consumer, TopicPartition partition, long deadline) {
-        return consumer.position(partition, remaining(deadline));
-    }
-
-    private static Map<TopicPartition, Long> positions(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> ends) {
+    /** Current positions; -1 where the consumer cannot tell (e.g. after an out-of-range fetch). */
+    private static Map<TopicPartition, Long> positions(KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> positions = new HashMap<>();
-        for (TopicPartition partition : ends.keySet()) {
+        for (TopicPartition partition : partitions) {
             try {
-                positions.put(partition, consumer.position(partition, Duration.ofMillis(100)));
+                positions.put(partition, consumer.position(partition, POSITION_TIMEOUT));
             } catch (KafkaException e) {
                 positions.put(partition, -1L);
             }

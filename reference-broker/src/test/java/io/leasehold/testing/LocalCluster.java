@@ -77,7 +77,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** The key prefix of the ownership contract. */
     public String prefix() {
-        return settings.prefix;
+        return settings.prefix();
     }
 
     /** The shared storage directory every broker is given as {@code --data-dir}. */
@@ -87,7 +87,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Where process logs are written (kept after {@link #close()}). */
     public Path logDir() {
-        return settings.logDir;
+        return settings.logDir();
     }
 
     /** The broker with this id (started or exited). */
@@ -139,13 +139,13 @@ public final class LocalCluster implements AutoCloseable {
         int adminPort = EtcdServer.freePort();
         Path config = workDir.resolve("proxy-" + index + ".yaml");
         List<String> backends = brokers.values().stream().filter(BrokerProcess::isAlive).map(BrokerProcess::address).toList();
-        write(config, new ProxyConfigYaml(HOST, port, adminPort, List.of(etcd.endpoint()), settings.prefix, backends).render());
+        write(config, new ProxyConfigYaml(HOST, port, adminPort, List.of(etcd.endpoint()), settings.prefix(), backends).render());
         ManagedProcess process = ManagedProcess.start("proxy-" + index,
-                settings.proxyCommand.command(ProxyProcess.MAIN_CLASS, List.of("--config", config.toString())),
-                settings.logDir, Map.of());
+                settings.proxyCommand().command(ProxyProcess.MAIN_CLASS, List.of("--config", config.toString())),
+                settings.logDir(), Map.of());
         ProxyProcess proxy = new ProxyProcess(index, HOST, port, adminPort, config, process);
         proxies.add(proxy);
-        process.awaitReady(settings.startupTimeout);
+        process.awaitReady(settings.startupTimeout());
         return proxy;
     }
 
@@ -180,7 +180,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** The broker id in the partition's lease key, or empty when nobody owns it. */
     public OptionalInt partitionOwner(String topic, int partition) {
-        String key = new KeySchema(settings.prefix).partitionLeaseKey(topic, partition);
+        String key = new KeySchema(settings.prefix()).partitionLeaseKey(topic, partition);
         try {
             List<KeyValue> kvs = client().getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
                     .get(10, TimeUnit.SECONDS).getKvs();
@@ -228,11 +228,11 @@ public final class LocalCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         try {
             Files.createDirectories(storageDir);
-            Files.createDirectories(settings.logDir);
-            for (int id = 1; id <= settings.brokers; id++) {
+            Files.createDirectories(settings.logDir());
+            for (int id = 1; id <= settings.brokers(); id++) {
                 launchBroker(id);
             }
-            for (int id = 1; id <= settings.brokers; id++) {
+            for (int id = 1; id <= settings.brokers(); id++) {
                 awaitBroker(id);
             }
         } catch (IOException e) {
@@ -252,17 +252,17 @@ public final class LocalCluster implements AutoCloseable {
         int port = brokerPorts.computeIfAbsent(id, unused -> EtcdServer.freePort());
         List<String> arguments = new ArrayList<>(List.of("--id", Integer.toString(id), "--host", HOST,
                 "--port", Integer.toString(port), "--etcd", etcd.endpoint(), "--data-dir", storageDir.toString(),
-                "--prefix", settings.prefix, "--lease-ttl", seconds(settings.leaseTtl), "--ownership", settings.ownership));
-        arguments.addAll(settings.extraBrokerArguments);
+                "--prefix", settings.prefix(), "--lease-ttl", seconds(settings.leaseTtl()), "--ownership", settings.ownership()));
+        arguments.addAll(settings.extraBrokerArguments());
         String name = existing == null ? "broker-" + id : "broker-" + id + "-" + System.currentTimeMillis();
-        ManagedProcess process = ManagedProcess.start(name, settings.brokerCommand.command(BrokerProcess.MAIN_CLASS, arguments),
-                settings.logDir, Map.of());
+        ManagedProcess process = ManagedProcess.start(name, settings.brokerCommand().command(BrokerProcess.MAIN_CLASS, arguments),
+                settings.logDir(), Map.of());
         brokers.put(id, new BrokerProcess(id, HOST, port, process));
     }
 
     private BrokerProcess awaitBroker(int id) {
         BrokerProcess broker = brokers.get(id);
-        broker.process().awaitReady(settings.startupTimeout);
+        broker.process().awaitReady(settings.startupTimeout());
         return broker;
     }
 
@@ -307,8 +307,15 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    /** What a cluster is made of; defaults suit a bounded end-to-end test. */
-    private static final class Settings {
+    /** What a cluster is made of, fixed when it starts. */
+    private record Settings(int brokers, Duration leaseTtl, String ownership, String prefix, JavaCommand brokerCommand,
+                            JavaCommand proxyCommand, Path logDir, Duration startupTimeout,
+                            List<String> extraBrokerArguments) {
+    }
+
+    /** Configures and starts a {@link LocalCluster}; the defaults suit a bounded end-to-end test. */
+    public static final class Builder {
+        private final String name;
         private int brokers = 3;
         private Duration leaseTtl = Duration.ofSeconds(3);
         private String ownership = "lease";
@@ -319,52 +326,49 @@ public final class LocalCluster implements AutoCloseable {
         private Duration startupTimeout = Duration.ofSeconds(60);
         private List<String> extraBrokerArguments = List.of();
         private EtcdServer etcd;
-    }
-
-    /** Configures and starts a {@link LocalCluster}. */
-    public static final class Builder {
-        private final String name;
-        private final Settings settings = new Settings();
 
         private Builder(String name) {
             this.name = name;
         }
 
         /** Number of brokers started at once (ids 1..n); 0 starts none. */
-        public Builder brokers(int count) { settings.brokers = count; return this; }
+        public Builder brokers(int count) { this.brokers = count; return this; }
         /** {@code --lease-ttl}, whole seconds. */
-        public Builder leaseTtl(Duration ttl) { settings.leaseTtl = ttl; return this; }
+        public Builder leaseTtl(Duration ttl) { this.leaseTtl = ttl; return this; }
         /** {@code --ownership lease} (default) or {@code none} (the legacy, overlapping behaviour). */
-        public Builder ownership(String mode) { settings.ownership = mode; return this; }
+        public Builder ownership(String mode) { this.ownership = mode; return this; }
         /** {@code --prefix} of the etcd keys. */
-        public Builder prefix(String prefix) { settings.prefix = prefix; return this; }
+        public Builder prefix(String keyPrefix) { this.prefix = keyPrefix; return this; }
         /** How broker JVMs are launched (classpath, heap). */
-        public Builder brokerCommand(JavaCommand command) { settings.brokerCommand = command; return this; }
+        public Builder brokerCommand(JavaCommand command) { this.brokerCommand = command; return this; }
         /** How proxy JVMs are launched; the classpath must contain the proxy. */
-        public Builder proxyCommand(JavaCommand command) { settings.proxyCommand = command; return this; }
+        public Builder proxyCommand(JavaCommand command) { this.proxyCommand = command; return this; }
         /** Where logs go; default {@code target/leasehold-logs/<name>-<time>}. */
-        public Builder logDir(Path dir) { settings.logDir = dir; return this; }
+        public Builder logDir(Path dir) { this.logDir = dir; return this; }
         /** Bound on each process's wait for READY. */
-        public Builder startupTimeout(Duration timeout) { settings.startupTimeout = timeout; return this; }
+        public Builder startupTimeout(Duration timeout) { this.startupTimeout = timeout; return this; }
         /** Extra flags for every broker. */
-        public Builder extraBrokerArguments(List<String> arguments) { settings.extraBrokerArguments = List.copyOf(arguments); return this; }
+        public Builder extraBrokerArguments(List<String> arguments) { this.extraBrokerArguments = List.copyOf(arguments); return this; }
         /** Use this etcd instead of starting one (the caller then stops it). */
-        public Builder etcd(EtcdServer server) { settings.etcd = server; return this; }
+        public Builder etcd(EtcdServer server) { this.etcd = server; return this; }
 
         /** Starts etcd (unless given) and the brokers; on any failure everything started is cleaned up. */
         public LocalCluster start() {
-            if (settings.logDir == null) {
-                settings.logDir = Path.of("target", "leasehold-logs",
-                        name + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("HHmmss-SSS"))).toAbsolutePath();
-            }
+            Path logs = logDir != null ? logDir : Path.of("target", "leasehold-logs",
+                    name + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("HHmmss-SSS"))).toAbsolutePath();
+            Settings settings = new Settings(brokers, leaseTtl, ownership, prefix, brokerCommand, proxyCommand, logs,
+                    startupTimeout, extraBrokerArguments);
+            boolean ownsEtcd = etcd == null;
+            EtcdServer server = ownsEtcd ? EtcdServer.start() : etcd;
             Path workDir;
             try {
                 workDir = Files.createTempDirectory("leasehold-cluster-");
             } catch (IOException e) {
+                if (ownsEtcd) {
+                    server.close();
+                }
                 throw new UncheckedIOException("could not create a temporary directory for the cluster", e);
             }
-            boolean ownsEtcd = settings.etcd == null;
-            EtcdServer server = ownsEtcd ? EtcdServer.start() : settings.etcd;
             LocalCluster cluster = new LocalCluster(settings, workDir, server, ownsEtcd);
             cluster.start();
             return cluster;

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.netty.buffer.ByteBufAllocator;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import java.time.Duration;
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * histograms per API key and outcome; meters for one API key are created on first use and cached,
  * so the request path does one map lookup and no registry search.
  */
-public final class ProxyMetrics {
+public final class ProxyMetrics implements AutoCloseable {
 
     private static final Duration MIN_EXPECTED_LATENCY = Duration.ofMillis(1);
     private static final Duration MAX_EXPECTED_LATENCY = Duration.ofSeconds(60);
@@ -36,9 +37,12 @@ public final class ProxyMetrics {
     private final Counter backendConnectionsOpened;
     private final AtomicInteger clientConnections = new AtomicInteger();
     private final AtomicInteger backendConnections = new AtomicInteger();
+    private final RuntimeMetrics runtime;
 
+    /** Registers the proxy's meters, plus JVM metrics and Netty's default allocator memory. */
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.runtime = new RuntimeMetrics(registry, ByteBufAllocator.DEFAULT);
         this.notLeaderRejections = rejection("not_leader_or_follower");
         this.notCoordinatorRejections = rejection("not_coordinator");
         this.idleConnectionsClosed = Counter.builder("leasehold.client.connections.idle.closed")
@@ -136,6 +140,12 @@ public final class ProxyMetrics {
                 .description("Consumer groups with a known coordinator").strongReference(true).register(registry);
         Gauge.builder("leasehold.routing.snapshot.brokers", table, t -> t.snapshot().brokers().size())
                 .description("Brokers registered in etcd").strongReference(true).register(registry);
+    }
+
+    /** Releases the JVM GC notification listener. */
+    @Override
+    public void close() {
+        runtime.close();
     }
 
     private Counter rejection(String error) {

@@ -72,12 +72,14 @@ class AdminServerTest {
 
     @Test
     void metricsServesPrometheusTextIncludingProxyMeters() throws Exception {
-        ProxyMetrics metrics = new ProxyMetrics(registry);
-        metrics.bindRoutingTable(routes);
-        metrics.requestCompleted(ApiKeys.PRODUCE, 2_000_000, false);
-        metrics.notLeaderRejection();
+        HttpResponse<String> response;
+        try (ProxyMetrics metrics = new ProxyMetrics(registry)) {
+            metrics.bindRoutingTable(routes);
+            metrics.requestCompleted(ApiKeys.PRODUCE, 2_000_000, false);
+            metrics.notLeaderRejection();
 
-        HttpResponse<String> response = get("/metrics");
+            response = get("/metrics");
+        }
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("content-type")).hasValue("text/plain; version=0.0.4; charset=utf-8");

@@ -6,7 +6,18 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.MatchResult;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.time.Duration;
 
 import java.time.Duration;
 
@@ -16,6 +27,11 @@ class ProxyMetricsTest {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ProxyMetrics metrics = new ProxyMetrics(registry);
+
+    @AfterEach
+    void closeMetrics() {
+        metrics.close();
+    }
 
     @Test
     void requestsAreCountedAndTimedPerApiKeyAndOutcome() {
@@ -73,6 +89,37 @@ class ProxyMetricsTest {
 
         metrics.backendConnectionClosed();
         assertThat(registry.get("leasehold.backend.connections").gauge().value()).isZero();
+    }
+
+    @Test
+    void publishesJvmAndNettyBufferMemory() {
+        assertThat(registry.scrape())
+                .contains("leasehold_netty_direct_memory_used_bytes ")
+                .contains("jvm_memory_used_bytes{")
+                .contains("process_cpu_usage ");
+    }
+
+    @Test
+    void operationsGuideDocumentsExactlyTheProxyMetrics() throws Exception {
+        metrics.bindRoutingTable(new FixedRoutingTable());
+        metrics.requestCompleted(ApiKeys.PRODUCE, 1_000, false);
+        metrics.retried(ApiKeys.PRODUCE);
+        metrics.frameRejected("oversized");
+        metrics.connectionRefused("max_connections");
+        Set<String> published = metricNames(registry.scrape().lines()
+                .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
+        String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));
+        Set<String> documented = metricNames(Pattern.compile("leasehold_[a-z_]+").matcher(guide).results()
+                .map(MatchResult::group));
+
+        assertThat(documented).isEqualTo(published);
+    }
+
+    /** Base metric names: histogram and counter series suffixes folded into their metric. */
+    private static Set<String> metricNames(Stream<String> names) {
+        return names.filter(name -> name.startsWith("leasehold_"))
+                .map(name -> name.replaceFirst("_(bucket|count|sum|max)$", ""))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     @Test

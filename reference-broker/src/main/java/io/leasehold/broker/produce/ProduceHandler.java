@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
@@ -73,7 +74,7 @@ public final class ProduceHandler implements ApiHandler {
             records = RecordBatches.validate(partition.records());
         } catch (InvalidRecordException e) {
             return failed(Errors.INVALID_RECORD, topic + "-" + partition.index() + ": " + e.getMessage());
-        } catch (RuntimeException e) {
+        } catch (CorruptRecordException e) {
             return failed(Errors.CORRUPT_MESSAGE, topic + "-" + partition.index() + ": " + e.getMessage());
         }
         return writers.append(meta.get(), partition.index(), records);

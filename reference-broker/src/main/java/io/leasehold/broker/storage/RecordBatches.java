@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -57,6 +58,7 @@ public final class RecordBatches {
      * Validates the records of one produced partition.
      *
      * @throws InvalidRecordException saying what is wrong with which batch
+     * @throws CorruptRecordException   naming the batch whose checksum does not match
      */
     public static ValidatedRecords validate(BaseRecords records) {
         if (!(records instanceof MemoryRecords memory) || memory.sizeInBytes() == 0) {
@@ -64,20 +66,24 @@ public final class RecordBatches {
         }
         List<BatchInfo> infos = new ArrayList<>();
         int position = 0;
-        for (MutableRecordBatch batch : memory.batches()) {
-            if (batch.magic() != RecordBatch.MAGIC_VALUE_V2) {
-                throw new InvalidRecordException("batch at byte " + position + " has magic " + batch.magic()
-                        + "; this broker accepts only magic 2 (Produce v3+)");
+        try {
+            for (MutableRecordBatch batch : memory.batches()) {
+                if (batch.magic() != RecordBatch.MAGIC_VALUE_V2) {
+                    throw new InvalidRecordException("batch at byte " + position + " has magic " + batch.magic()
+                            + "; this broker accepts only magic 2 (Produce v3+)");
+                }
+                if (batch.isTransactional() || batch.isControlBatch()) {
+                    throw new InvalidRecordException("batch at byte " + position
+                            + " is transactional; this broker does not support transactions");
+                }
+                batch.ensureValid();
+                int count = (int) (batch.lastOffset() - batch.baseOffset() + 1);
+                infos.add(new BatchInfo(batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
+                        batch.lastSequence(), count));
+                position += batch.sizeInBytes();
             }
-            if (batch.isTransactional() || batch.isControlBatch()) {
-                throw new InvalidRecordException("batch at byte " + position
-                        + " is transactional; this broker does not support transactions");
-            }
-            batch.ensureValid();
-            int count = (int) (batch.lastOffset() - batch.baseOffset() + 1);
-            infos.add(new BatchInfo(batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
-                    batch.lastSequence(), count));
-            position += batch.sizeInBytes();
+        } catch (CorruptRecordException e) {
+            throw new CorruptRecordException("batch at byte " + position + ": " + e.getMessage());
         }
         if (position != memory.sizeInBytes()) {
             throw new InvalidRecordException("records end in a truncated batch: " + memory.sizeInBytes()
