@@ -30,7 +30,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 final class AuditedRun implements AutoCloseable {
 
     static final int PARTITIONS = 6;
-    private static final int PRODUCERS = 4;
+    static final int PRODUCERS = 4;
     private static final Duration PROGRESS_TIMEOUT = Duration.ofSeconds(45);
 
     private final LocalCluster cluster;
@@ -60,7 +60,7 @@ final class AuditedRun implements AutoCloseable {
                 .idempotence(true)
                 .partitions(IntStream.range(0, PARTITIONS).boxed().toList())
                 .recordsPerProducer(100_000)
-                .recordsPerSecond(150)
+                .recordsPerSecond(80)
                 .maxDuration(Duration.ofSeconds(90))
                 .deliveryTimeout(Duration.ofSeconds(25))
                 .producerOverride(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000)

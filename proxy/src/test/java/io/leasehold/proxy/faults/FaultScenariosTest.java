@@ -67,8 +67,11 @@ class FaultScenariosTest {
 
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final Duration SETTLE_BOUND = TTL.plusSeconds(1);
+    private static final Duration CHURN = Duration.ofSeconds(8);
+    private static final Duration CHURN_INTERVAL = Duration.ofMillis(300);
     private static final Pattern PARTITION_COUNT = Pattern.compile("\"partitionCount\"\\s*:\\s*(\\d+)");
 
+    private final String ownership = System.getProperty("leasehold.faults.ownership", "lease");
     private final FaultReport report = new FaultReport();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private LocalCluster cluster;
@@ -79,7 +82,7 @@ class FaultScenariosTest {
         List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("faults").brokers(3).leaseTtl(TTL)
-                .ownership(System.getProperty("leasehold.faults.ownership", "lease"))
+                .ownership(ownership)
                 .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start();
         cluster.startProxy();
         cluster.startProxy();
@@ -128,11 +131,11 @@ class FaultScenariosTest {
         String scenario = "1 broker SIGKILL";
         try (AuditedRun run = AuditedRun.start(cluster, "kill-broker")) {
             run.awaitMoreAcks(300);
-            int victim = ownerOf(run.topic(), 0);
+            int victim = victim(run.topic());
             Set<Integer> orphaned = ownedBy(run.topic(), victim);
             long killedAt = System.nanoTime();
             cluster.broker(victim).kill();
-            Duration takeover = awaitNewOwners(run.topic(), orphaned, victim, killedAt);
+            Duration takeover = awaitTakeover(run.topic(), orphaned, victim, killedAt);
             run.awaitMoreAcks(300);
             ScenarioResult result = run.finish(scenario, "partitions " + orphaned + " of broker " + victim
                     + " owned elsewhere " + takeover.toMillis() + " ms after the kill (bound " + SETTLE_BOUND.toMillis() + " ms)");
@@ -148,14 +151,14 @@ class FaultScenariosTest {
         String scenario = "2 broker SIGSTOP past TTL, SIGCONT";
         try (AuditedRun run = AuditedRun.start(cluster, "pause-broker")) {
             run.awaitMoreAcks(300);
-            int zombie = ownerOf(run.topic(), 0);
+            int zombie = victim(run.topic());
             Set<Integer> taken = ownedBy(run.topic(), zombie);
             BrokerProcess paused = cluster.broker(zombie);
             long pausedAt = System.nanoTime();
             paused.pause();
             Duration takeover;
             try {
-                takeover = awaitNewOwners(run.topic(), taken, zombie, pausedAt);
+                takeover = awaitTakeover(run.topic(), taken, zombie, pausedAt);
                 run.awaitMoreAcks(300);
             } finally {
                 paused.resume();
@@ -175,12 +178,12 @@ class FaultScenariosTest {
         String scenario = "3 broker SIGTERM";
         try (AuditedRun run = AuditedRun.start(cluster, "stop-broker")) {
             run.awaitMoreAcks(300);
-            int leaving = ownerOf(run.topic(), 0);
+            int leaving = victim(run.topic());
             Set<Integer> handed = ownedBy(run.topic(), leaving);
             long stoppedAt = System.nanoTime();
             CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(
                     () -> cluster.broker(leaving).terminate(Duration.ofSeconds(30)));
-            Duration moved = awaitNewOwners(run.topic(), handed, leaving, stoppedAt);
+            Duration moved = awaitTakeover(run.topic(), handed, leaving, stoppedAt);
             assertThat(exit.get(40, TimeUnit.SECONDS)).as("exit code after SIGTERM").isZero();
             run.awaitMoreAcks(300);
             ScenarioResult result = run.finish(scenario, "partitions " + handed + " of broker " + leaving
@@ -192,6 +195,177 @@ class FaultScenariosTest {
         }
     }
 
+    @Test
+    @Order(4)
+    void proxiesKeepRoutingThroughAnEtcdRestartAndEverythingConverges() throws Exception {
+        String scenario = "4 etcd restart";
+        String fresh = "etcd-fresh";
+        cluster.createTopic(fresh, 1);
+        try (AuditedRun run = AuditedRun.start(cluster, "etcd-restart")) {
+            run.awaitMoreAcks(300);
+            List<ProxyProcess> proxies = liveProxies();
+            Map<ProxyProcess, Integer> routesBefore = new java.util.LinkedHashMap<>();
+            for (ProxyProcess proxy : proxies) {
+                routesBefore.put(proxy, routedPartitions(proxy));
+            }
+            long ackedAtStop;
+            long ackedDuringOutage;
+            Duration freshAckedAfterRestart;
+            try (KafkaProducer<byte[], byte[]> probe = probeProducer()) {
+                assertThat(probe.partitionsFor(fresh)).hasSize(1);
+                cluster.etcd().stop();
+                ackedAtStop = run.ackedSoFar();
+                Future<RecordMetadata> firstWrite = probe.send(new ProducerRecord<>(fresh, 0, null, bytes("first write")));
+                // The outage itself: past the lease TTL, so the brokers' sessions lapse meanwhile.
+                Thread.sleep(TTL.plusSeconds(1).toMillis());
+                for (ProxyProcess proxy : proxies) {
+                    assertThat(routedPartitions(proxy)).as("routes %s keeps while etcd is down", proxy)
+                            .isEqualTo(routesBefore.get(proxy)).isPositive();
+                }
+                assertThat(acked(firstWrite))
+                        .as("a never-written partition was claimed and written while etcd was down").isFalse();
+                ackedDuringOutage = run.ackedSoFar() - ackedAtStop;
+                cluster.etcd().restart();
+                long restartedAt = System.nanoTime();
+                probe.send(new ProducerRecord<>(fresh, 0, null, bytes("after restart"))).get(30, TimeUnit.SECONDS);
+                freshAckedAfterRestart = Duration.ofNanos(System.nanoTime() - restartedAt);
+            }
+            run.awaitMoreAcks(600);
+            for (ProxyProcess proxy : proxies) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> status(proxy.adminUrl() + "/readyz") == 200);
+            }
+            ScenarioResult result = run.finish(scenario, "etcd down " + TTL.plusSeconds(1).toSeconds() + " s: proxies kept "
+                    + routesBefore.values() + " routed partitions; " + ackedDuringOutage + " acks arrived while it was down; "
+                    + "a never-written partition was claimed " + freshAckedAfterRestart.toMillis() + " ms after the restart");
+            report.add(result);
+            assertClean(result);
+        }
+    }
+
+    @Test
+    @Order(5)
+    void clientsOfAKilledProxyReconnectThroughTheOtherAndNothingAckedIsLost() throws Exception {
+        String scenario = "5 proxy SIGKILL";
+        try (AuditedRun run = AuditedRun.start(cluster, "kill-proxy")) {
+            run.awaitMoreAcks(300);
+            ProxyProcess victim = liveProxies().get(0);
+            Map<String, Long> before = run.ackedByProducer();
+            long killedAt = System.nanoTime();
+            victim.kill();
+            await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                Map<String, Long> now = run.ackedByProducer();
+                return before.keySet().stream().allMatch(producer -> now.getOrDefault(producer, 0L) > before.get(producer) + 50);
+            });
+            Duration resumed = Duration.ofNanos(System.nanoTime() - killedAt);
+            run.awaitMoreAcks(300);
+            ScenarioResult result = run.finish(scenario, "every producer acked 50 more records " + resumed.toMillis()
+                    + " ms after proxy " + victim.index() + " was killed");
+            report.add(result);
+            assertClean(result);
+            assertThat(before).as("producers acked before the kill").hasSize(AuditedRun.PRODUCERS);
+        }
+    }
+
+    @Test
+    @Order(6)
+    void ownershipChurnEveryFewHundredMillisecondsLosesAndOverlapsNothing() throws Exception {
+        String scenario = "6 ownership churn";
+        OwnershipMover mover = new OwnershipMover(etcd, new KeySchema(cluster.prefix()));
+        try (AuditedRun run = AuditedRun.start(cluster, "churn")) {
+            run.awaitMoreAcks(300);
+            int handovers = 0;
+            int chosen = 0;
+            int attempts = 0;
+            long end = System.nanoTime() + CHURN.toNanos();
+            while (System.nanoTime() < end) {
+                OwnershipMover.Handover handover = mover.handOver(run.topic(), attempts % AuditedRun.PARTITIONS);
+                handovers += handover.released() ? 1 : 0;
+                chosen += handover.newOwner().isPresent() ? 1 : 0;
+                attempts++;
+                Thread.sleep(CHURN_INTERVAL.toMillis());
+            }
+            run.awaitMoreAcks(300);
+            long epochs = writerEpochs(run.topic());
+            ScenarioResult result = run.finish(scenario, handovers + " of " + attempts + " handovers (one every "
+                    + CHURN_INTERVAL.toMillis() + " ms for " + CHURN.toSeconds() + " s), " + chosen
+                    + " to the chosen broker, the rest reclaimed first by the broker traffic reached; " + epochs
+                    + " ownership epochs wrote segments");
+            report.add(result);
+            assertClean(result);
+            assertThat(handovers).as("handovers done").isGreaterThanOrEqualTo(attempts / 2);
+            assertThat(chosen).as("handovers to the chosen broker").isPositive();
+            assertThat(epochs).as("epochs that wrote the topic").isGreaterThan(AuditedRun.PARTITIONS + handovers / 2);
+        }
+    }
+
+    private List<ProxyProcess> liveProxies() {
+        return cluster.proxies().stream().filter(ProxyProcess::isAlive).toList();
+    }
+
+    /** The proxy's routed partition count from {@code /routes} (served from its in-memory snapshot). */
+    private int routedPartitions(ProxyProcess proxy) throws Exception {
+        String body = http.send(HttpRequest.newBuilder(URI.create(proxy.adminUrl() + "/routes")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Matcher matcher = PARTITION_COUNT.matcher(body);
+        assertThat(matcher.find()).as("partitionCount in /routes of %s: %s", proxy, body).isTrue();
+        return Integer.parseInt(matcher.group(1));
+    }
+
+    private int status(String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    /** Distinct ownership epochs ({@code e<epoch>} writer tags of segment files) over the topic's partitions. */
+    private long writerEpochs(String topic) throws IOException {
+        Path topicDir;
+        try (var dirs = Files.list(cluster.storageDir())) {
+            topicDir = dirs.filter(dir -> dir.getFileName().toString().startsWith(topic + "-")).findFirst().orElseThrow();
+        }
+        try (var files = Files.walk(topicDir)) {
+            return files.map(file -> file.getFileName().toString()).filter(name -> name.endsWith(".log"))
+                    .map(name -> name.substring(name.indexOf('-') + 1)).distinct().count();
+        }
+    }
+
+    private KafkaProducer<byte[], byte[]> probeProducer() {
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.proxyBootstrapServers());
+        properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 40_000);
+        properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000);
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return new KafkaProducer<>(properties);
+    }
+
+    private static boolean acked(Future<RecordMetadata> send) {
+        if (!send.isDone()) {
+            return false;
+        }
+        try {
+            send.get();
+            return true;
+        } catch (java.util.concurrent.ExecutionException failed) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private void assertClean(ScenarioResult result) {
         AuditVerdict verdict = result.verdict();
         assertThat(result.workload().acked()).as("producers made progress").isGreaterThan(500);
@@ -199,6 +373,32 @@ class FaultScenariosTest {
         assertThat(verdict.ackedMissing()).as("acknowledged records missing%n%s", verdict.report()).isZero();
         assertThat(verdict.duplicates()).as("duplicates from idempotent producers%n%s", verdict.report()).isZero();
         assertThat(verdict.clean()).as(verdict.report()).isTrue();
+    }
+
+    /**
+     * The broker a scenario hits: the owner of partition 0. Legacy brokers ({@code none}) own
+     * nothing; there it is broker 1, which serves some partitions of every topic.
+     */
+    private int victim(String topic) {
+        return legacyBrokers() ? 1 : ownerOf(topic, 0);
+    }
+
+    private boolean legacyBrokers() {
+        return ownership.equals("none");
+    }
+
+    /**
+     * Waits until another broker took the partitions over (legacy brokers: until the victim's
+     * registration expired, which is when proxies stop routing to it); returns the time since
+     * {@code sinceNanos}.
+     */
+    private Duration awaitTakeover(String topic, Set<Integer> partitions, int previous, long sinceNanos) {
+        if (legacyBrokers()) {
+            OwnershipMover registrations = new OwnershipMover(etcd, new KeySchema(cluster.prefix()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> !registrations.brokerLeases().containsKey(previous));
+            return Duration.ofNanos(System.nanoTime() - sinceNanos);
+        }
+        return awaitNewOwners(topic, partitions, previous, sinceNanos);
     }
 
     private int ownerOf(String topic, int partition) {
@@ -213,11 +413,11 @@ class FaultScenariosTest {
 
     /** Waits until each of {@code partitions} has an owner other than {@code previous}; returns the time since {@code sinceNanos}. */
     private Duration awaitNewOwners(String topic, Set<Integer> partitions, int previous, long sinceNanos) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(25)).until(() -> partitions.stream()
-                .allMatch(p -> {
-                    OptionalInt owner = cluster.partitionOwner(topic, p);
-                    return owner.isPresent() && owner.getAsInt() != previous;
-                }));
+        OwnershipMover owners = new OwnershipMover(etcd, new KeySchema(cluster.prefix()));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            Map<Integer, Integer> now = owners.partitionOwners(topic);
+            return partitions.stream().allMatch(p -> now.containsKey(p) && now.get(p) != previous);
+        });
         return Duration.ofNanos(System.nanoTime() - sinceNanos);
     }
 }

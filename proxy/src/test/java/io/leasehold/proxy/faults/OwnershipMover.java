@@ -47,36 +47,53 @@ final class OwnershipMover {
         return leases;
     }
 
+    /** What one handover did. */
+    record Handover(boolean released, OptionalInt newOwner) {
+    }
+
+    /** Owner broker id by partition, for every owned partition of {@code topic}, in one read. */
+    Map<Integer, Integer> partitionOwners(String topic) throws Exception {
+        String prefix = keys.partitionLeasesPrefix() + topic + "/";
+        Map<Integer, Integer> owners = new TreeMap<>();
+        for (KeyValue kv : etcd.getKVClient().get(EtcdBytes.of(prefix), GetOption.builder().isPrefix(true).build())
+                .get(10, TimeUnit.SECONDS).getKvs()) {
+            String key = EtcdBytes.text(kv.getKey());
+            OptionalInt owner = OwnerValue.parse(EtcdBytes.text(kv.getValue()));
+            if (owner.isPresent()) {
+                owners.put(Integer.parseInt(key.substring(prefix.length())), owner.getAsInt());
+            }
+        }
+        return owners;
+    }
+
     /**
-     * Hands the partition from its current owner to the next registered broker. Returns the new
-     * owner, or empty when the partition had no owner or a broker claimed it in between.
+     * Takes the partition from its current owner (deletes the key if it is still the one read)
+     * and offers it to the next registered broker. A produce in between may let some broker
+     * claim the partition first; either way it changed hands under a new epoch.
      */
-    OptionalInt moveToNextBroker(String topic, int partition) throws Exception {
+    Handover handOver(String topic, int partition) throws Exception {
         String key = keys.partitionLeaseKey(topic, partition);
         List<KeyValue> current = etcd.getKVClient().get(EtcdBytes.of(key)).get(10, TimeUnit.SECONDS).getKvs();
         if (current.isEmpty()) {
-            return OptionalInt.empty();
+            return new Handover(false, OptionalInt.empty());
         }
         KeyValue held = current.get(0);
         int owner = OwnerValue.parse(EtcdBytes.text(held.getValue())).orElse(-1);
         Map<Integer, Long> leases = brokerLeases();
         List<Integer> others = leases.keySet().stream().filter(id -> id != owner).toList();
-        if (others.isEmpty()) {
-            return OptionalInt.empty();
-        }
-        int target = others.get(Math.floorMod(owner + partition, others.size()));
-        boolean deleted = etcd.getKVClient().txn()
+        boolean released = etcd.getKVClient().txn()
                 .If(new Cmp(EtcdBytes.of(key), Cmp.Op.EQUAL, CmpTarget.modRevision(held.getModRevision())))
                 .Then(Op.delete(EtcdBytes.of(key), DeleteOption.DEFAULT))
                 .commit().get(10, TimeUnit.SECONDS).isSucceeded();
-        if (!deleted) {
-            return OptionalInt.empty();
+        if (!released || others.isEmpty()) {
+            return new Handover(released, OptionalInt.empty());
         }
+        int target = others.get(Math.floorMod(owner + partition, others.size()));
         boolean created = etcd.getKVClient().txn()
                 .If(new Cmp(EtcdBytes.of(key), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(EtcdBytes.of(key), EtcdBytes.of(OwnerValue.encode(target)),
                         PutOption.builder().withLeaseId(leases.get(target)).build()))
                 .commit().get(10, TimeUnit.SECONDS).isSucceeded();
-        return created ? OptionalInt.of(target) : OptionalInt.empty();
+        return new Handover(true, created ? OptionalInt.of(target) : OptionalInt.empty());
     }
 }
