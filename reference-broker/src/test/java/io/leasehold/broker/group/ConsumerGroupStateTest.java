@@ -29,21 +29,25 @@ class ConsumerGroupStateTest {
     @Test
     void membersJoiningTogetherShareAGenerationAndOnlyTheLeaderSeesTheMembers() throws Exception {
         ConsumerGroup group = new ConsumerGroup("g", scheduler, 200);
-        CompletableFuture<JoinGroupResponseData> a = group.join(join("a", 10_000));
-        CompletableFuture<JoinGroupResponseData> b = group.join(join("b", 10_000));
+        CompletableFuture<JoinGroupResponseData> a = group.join(newMember("a", 10_000));
+        CompletableFuture<JoinGroupResponseData> b = group.join(newMember("b", 10_000));
 
         JoinGroupResponseData joinedA = a.get(5, TimeUnit.SECONDS);
         JoinGroupResponseData joinedB = b.get(5, TimeUnit.SECONDS);
+        String idA = joinedA.memberId();
+        String idB = joinedB.memberId();
 
+        assertThat(idA).startsWith("a-");
         assertThat(joinedA.generationId()).isEqualTo(1).isEqualTo(joinedB.generationId());
-        assertThat(joinedA.leader()).isEqualTo("a").isEqualTo(joinedB.leader());
+        assertThat(joinedA.leader()).isEqualTo(idA).isEqualTo(joinedB.leader());
         assertThat(joinedA.protocolName()).isEqualTo("range");
-        assertThat(joinedA.members()).extracting(JoinGroupResponseMember::memberId).containsExactly("a", "b");
+        assertThat(joinedA.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(idA, idB);
         assertThat(joinedB.members()).isEmpty();
 
-        CompletableFuture<SyncGroupResponseData> followerSync = group.sync("b", 1, Map.of());
+        CompletableFuture<SyncGroupResponseData> followerSync = group.sync(idB, 1, Map.of());
         assertThat(followerSync).as("a follower waits for the leader's assignment").isNotDone();
-        SyncGroupResponseData leaderSync = group.sync("a", 1, Map.of("a", new byte[] {1}, "b", new byte[] {2}));
+        SyncGroupResponseData leaderSync = group.sync(idA, 1, Map.of(idA, new byte[] {1}, idB, new byte[] {2}))
+                .get(1, TimeUnit.SECONDS);
 
         assertThat(leaderSync.assignment()).containsExactly(1);
         assertThat(followerSync.get(1, TimeUnit.SECONDS).assignment()).containsExactly(2);
@@ -53,20 +57,20 @@ class ConsumerGroupStateTest {
     @Test
     void memberThatStopsHeartbeatingIsRemovedAndTheGroupRebalances() throws Exception {
         ConsumerGroup group = new ConsumerGroup("g", scheduler, 100);
-        CompletableFuture<JoinGroupResponseData> a = group.join(join("a", 1_000));
-        CompletableFuture<JoinGroupResponseData> b = group.join(join("b", 1_000));
-        a.get(5, TimeUnit.SECONDS);
-        b.get(5, TimeUnit.SECONDS);
-        group.sync("b", 1, Map.of());
-        group.sync("a", 1, Map.of());
+        CompletableFuture<JoinGroupResponseData> a = group.join(newMember("a", 1_000));
+        CompletableFuture<JoinGroupResponseData> b = group.join(newMember("b", 1_000));
+        String idA = a.get(5, TimeUnit.SECONDS).memberId();
+        String idB = b.get(5, TimeUnit.SECONDS).memberId();
+        group.sync(idB, 1, Map.of());
+        group.sync(idA, 1, Map.of()).get(1, TimeUnit.SECONDS);
 
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
-                .until(() -> group.heartbeat("a", 1) == Errors.REBALANCE_IN_PROGRESS);
-        assertThat(group.heartbeat("b", 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+                .until(() -> group.heartbeat(idA, 1) == Errors.REBALANCE_IN_PROGRESS);
+        assertThat(group.heartbeat(idB, 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
 
-        JoinGroupResponseData rejoined = group.join(join("a", 1_000)).get(5, TimeUnit.SECONDS);
+        JoinGroupResponseData rejoined = group.join(known(idA, 1_000)).get(5, TimeUnit.SECONDS);
         assertThat(rejoined.generationId()).isEqualTo(2);
-        assertThat(rejoined.members()).extracting(JoinGroupResponseMember::memberId).containsExactly("a");
+        assertThat(rejoined.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(idA);
     }
 
     @Test
@@ -77,17 +81,23 @@ class ConsumerGroupStateTest {
 
         JoinGroupResponseData required = group.join(fresh).get(1, TimeUnit.SECONDS);
         assertThat(required.errorCode()).isEqualTo(Errors.MEMBER_ID_REQUIRED.code());
-        assertThat(group.join(join("stranger", 10_000)).get(1, TimeUnit.SECONDS).errorCode())
+        assertThat(group.join(known("stranger", 10_000)).get(1, TimeUnit.SECONDS).errorCode())
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
 
-        JoinGroupResponseData joined = group.join(join(required.memberId(), 10_000)).get(5, TimeUnit.SECONDS);
+        JoinGroupResponseData joined = group.join(known(required.memberId(), 10_000)).get(5, TimeUnit.SECONDS);
         assertThat(joined.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(group.heartbeat(required.memberId(), joined.generationId() - 1)).isEqualTo(Errors.ILLEGAL_GENERATION);
         assertThat(group.validateCommit("", -1)).as("simple commits only while the group is empty")
                 .isEqualTo(Errors.ILLEGAL_GENERATION);
     }
 
-    private static ConsumerGroup.JoinRequest join(String memberId, int sessionTimeoutMs) {
+    /** A member joining for the first time without KIP-394 (JoinGroup before v4): it gets an id at once. */
+    private static ConsumerGroup.JoinRequest newMember(String clientId, int sessionTimeoutMs) {
+        return new ConsumerGroup.JoinRequest("", null, clientId, "host", sessionTimeoutMs, 5_000, "consumer",
+                List.of(new GroupMember.Protocol("range", new byte[0])), false);
+    }
+
+    private static ConsumerGroup.JoinRequest known(String memberId, int sessionTimeoutMs) {
         return new ConsumerGroup.JoinRequest(memberId, null, "client", "host", sessionTimeoutMs, 5_000, "consumer",
                 List.of(new GroupMember.Protocol("range", new byte[0])), false);
     }
