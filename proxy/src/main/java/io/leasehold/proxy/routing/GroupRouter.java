@@ -13,8 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
-import org.apache.kafka.common.message.DeleteGroupsRequestData;
-import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
@@ -111,7 +109,10 @@ final class GroupRouter {
         });
     }
 
-    /** The group a request is about; requests naming several groups go to the first one's owner. */
+    /**
+     * The group a single-group request is about (ConsumerGroupDescribe, which may name several,
+     * goes to the first one's owner).
+     */
     static String groupOf(ApiMessage body, RequestFrame frame) throws MalformedRequestException {
         String group;
         if (body instanceof JoinGroupRequestData r) {
@@ -125,11 +126,7 @@ final class GroupRouter {
         } else if (body instanceof OffsetCommitRequestData r) {
             group = r.groupId();
         } else if (body instanceof OffsetFetchRequestData r) {
-            group = r.groups().isEmpty() ? r.groupId() : r.groups().get(0).groupId();
-        } else if (body instanceof DescribeGroupsRequestData r) {
-            group = r.groups().isEmpty() ? null : r.groups().get(0);
-        } else if (body instanceof DeleteGroupsRequestData r) {
-            group = r.groupsNames().isEmpty() ? null : r.groupsNames().get(0);
+            group = r.groupId();
         } else if (body instanceof OffsetDeleteRequestData r) {
             group = r.groupId();
         } else if (body instanceof ConsumerGroupHeartbeatRequestData r) {

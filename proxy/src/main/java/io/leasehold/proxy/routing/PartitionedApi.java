@@ -1,5 +1,9 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.leasehold.routing.watch.RoutingTable;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,7 +13,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * How one partition-keyed API (Produce, Fetch, ListOffsets, OffsetForLeaderEpoch) is taken
+ * How one partition-keyed API (Produce, Fetch, ListOffsets, OffsetForLeaderEpoch, and the
+ * group APIs that name several groups, each group being one entry) is taken
  * apart into per-broker sub-requests and put back together. The split, routing, retry and
  * merge logic lives once, in {@link PartitionedExchange}; implementations only know their
  * message classes.
@@ -73,6 +78,26 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
     /** True if a sub-request whose answer never arrived may be sent again (reads only). */
     boolean idempotent();
+
+    /** Where {@code name}/{@code partition} goes on retry number {@code attempt}; partitions by default. */
+    default Target route(OwnerRouter router, RoutingSnapshot snapshot, String name, int partition, int attempt) {
+        return router.partition(snapshot, name, partition, attempt);
+    }
+
+    /** The error with which a broker says "not mine": the entry is retried elsewhere. */
+    default Errors rejection() {
+        return Errors.NOT_LEADER_OR_FOLLOWER;
+    }
+
+    /** Drops the route a rejection proved wrong (only if it still is {@code rejected}). */
+    default void invalidate(RoutingTable routes, String name, int partition, Ownership rejected) {
+        routes.invalidatePartition(name, partition, rejected);
+    }
+
+    /** Counts a rejection in the right metric. */
+    default void countRejection(ProxyMetrics metrics) {
+        metrics.notLeaderRejection();
+    }
 
     /** True if one connection's requests for a partition must reach the broker in order (writes). */
     default boolean ordersWrites() {

@@ -165,9 +165,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         Map<BrokerAddress, List<Routed<T, E>>> byBroker = new LinkedHashMap<>();
         List<Entry<T, E>> retry = new ArrayList<>();
         for (Entry<T, E> entry : entries) {
-            Target target = router.partition(snapshot, entry.resolvedName(), entry.key().partition(), attempt);
+            Target target = api.route(router, snapshot, entry.resolvedName(), entry.key().partition(), attempt);
             if (target == null) {
-                results.put(entry.key(), api.errorResult(entry.key().partition(), Errors.LEADER_NOT_AVAILABLE));
+                results.put(entry.key(), api.errorResult(entry.key().partition(), api.rejection()));
                 retry.add(entry);
             } else {
                 byBroker.computeIfAbsent(target.broker(), b -> new ArrayList<>())
@@ -176,14 +176,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         if (writer != null) {
             Map<PartitionId, BrokerAddress> planned = new HashMap<>();
-            byBroker.forEach((broker, routed) -> routed.forEach(r -> planned.put(r.entry().partitionId(), broker)));
+            byBroker.forEach((broker, routed) -> routed.forEach(r ->
+                    planned.put(r.entry().partitionId(), r.ownership() != null ? broker : null)));
             CompletableFuture<Void> blockers = client.writeOrder().blockers(writer, planned, attempt > 0);
             if (blockers != null) {
                 // Route again once the earlier requests are done: ownership may have moved meanwhile.
                 return blockers.thenComposeAsync(v -> attempt(entries, attempt), client.backends().eventLoop());
             }
-            byBroker.forEach((broker, routed) -> routed.forEach(r ->
-                    client.writeOrder().sent(writer, r.entry().partitionId(), broker)));
+            planned.forEach((partition, owner) -> client.writeOrder().sent(writer, partition, owner));
         }
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
@@ -261,10 +261,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 result = api.errorResult(key.partition(), Errors.UNKNOWN_SERVER_ERROR);
             }
             results.put(key, result);
-            if (api.errorCode(result) == Errors.NOT_LEADER_OR_FOLLOWER.code()) {
-                metrics.notLeaderRejection();
+            if (api.errorCode(result) == api.rejection().code()) {
+                api.countRejection(metrics);
                 if (r.ownership() != null) {
-                    router.routes().invalidatePartition(r.entry().resolvedName(), key.partition(), r.ownership());
+                    api.invalidate(router.routes(), r.entry().resolvedName(), key.partition(), r.ownership());
                 }
                 retry.add(r.entry());
             }
@@ -282,7 +282,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         Errors code;
         boolean retriable;
         if (cause instanceof BackendUnreachableException) {
-            code = Errors.NOT_LEADER_OR_FOLLOWER;
+            code = api.rejection();
             retriable = true;
         } else if (cause instanceof BackendOutcomeUnknownException unknown) {
             code = unknown.timedOut() ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;

@@ -39,6 +39,9 @@ public final class RequestRouter implements RequestHandler {
     private final FetchApi fetch = new FetchApi();
     private final ListOffsetsApi listOffsets = new ListOffsetsApi();
     private final OffsetForLeaderEpochApi offsetForLeaderEpoch = new OffsetForLeaderEpochApi();
+    private final DescribeGroupsApi describeGroups = new DescribeGroupsApi();
+    private final DeleteGroupsApi deleteGroups = new DeleteGroupsApi();
+    private final OffsetFetchGroupsApi offsetFetchGroups = new OffsetFetchGroupsApi();
 
     /** Settings the router needs from the configuration. */
     public record Settings(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
@@ -105,7 +108,7 @@ public final class RequestRouter implements RequestHandler {
             case PARTITIONED:
                 return routePartitioned(request, client);
             case GROUP:
-                return groups.route(request, client);
+                return routeGroup(request, client);
             case ANY_BROKER_REWRITTEN:
                 return anyBroker.forward(request, client, frame -> rewriteDescribeCluster(request, client, frame));
             default:
@@ -138,6 +141,23 @@ public final class RequestRouter implements RequestHandler {
                 return partitions.execute(listOffsets, request, request.decodeBody(), client);
             default:
                 return partitions.execute(offsetForLeaderEpoch, request, request.decodeBody(), client);
+        }
+    }
+
+    private CompletableFuture<ByteBuf> routeGroup(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        switch (request.apiKey()) {
+            case DESCRIBE_GROUPS:
+                return partitions.execute(describeGroups, request, request.decodeBody(), client);
+            case DELETE_GROUPS:
+                return partitions.execute(deleteGroups, request, request.decodeBody(), client);
+            case OFFSET_FETCH:
+                if (request.version() >= OffsetFetchGroupsApi.FIRST_MULTI_GROUP_VERSION) {
+                    return partitions.execute(offsetFetchGroups, request, request.decodeBody(), client);
+                }
+                return groups.route(request, client);
+            default:
+                return groups.route(request, client);
         }
     }
 

@@ -281,12 +281,29 @@ class HelmChartTest {
             "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
             "imageTag=latest                                   | additional properties 'imageTag' not allowed",
+            "service.type=NodePort,config.listener.advertisedHost=nodes.example | at '/service/nodePort': got null, want integer",
     })
     void badValuesAreRejectedBeforeAnythingIsInstalled(String setting, String expectedError) {
         CommandResult result = tools.template("--set", setting);
 
         assertThat(result.succeeded()).as(result.describe()).isFalse();
         assertThat(result.stderr()).contains(expectedError);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "defaults                    | lh-leasehold-proxy.kafka.svc.cluster.local:9092 | kubectl run kcat",
+            "external-secure-values.yaml | kafka.example.com:9093                          | Only these source ranges may connect: 10.0.0.0/8, 192.168.0.0/16",
+            "nodeport-values.yaml        | nodes.kafka.internal:30092                      | the node port is",
+    })
+    void installNotesTellClientsTheAdvertisedBootstrapAddress(String valueSet, String bootstrap, String howTo) {
+        CommandResult install = tools.helm(withValues(valueSet, "install", ChartTools.RELEASE, tools.chart().toString(),
+                "--namespace", ChartTools.NAMESPACE, "--dry-run=client"));
+
+        assertThat(install.succeeded()).as(install.describe()).isTrue();
+        String notes = install.stdout().substring(install.stdout().indexOf("NOTES:"));
+        assertThat(notes).contains("Kafka clients bootstrap to:\n\n  " + bootstrap + "\n").contains(howTo)
+                .contains("/readyz");
     }
 
     @Test

@@ -41,6 +41,19 @@ class PartitionWriteOrderTest {
     }
 
     @Test
+    void neverPipelinesBehindARequestSentToANonOwner() {
+        PartitionWriteOrder.Writer first = order.register(List.of(P0));
+        order.sent(first, P0, null);
+        PartitionWriteOrder.Writer second = order.register(List.of(P0));
+        assertThat(order.blockers(second, Map.of(P0, A), false)).isNotNull();
+
+        java.util.Map<PartitionId, BrokerAddress> unowned = new java.util.HashMap<>();
+        unowned.put(P0, null);
+        PartitionWriteOrder.Writer third = order.register(List.of(P0));
+        assertThat(order.blockers(third, unowned, false)).as("unowned route").isNotNull();
+    }
+
+    @Test
     void retriesWaitForEveryEarlierRequestOfThePartition() {
         PartitionWriteOrder.Writer first = order.register(List.of(P0));
         order.sent(first, P0, B);

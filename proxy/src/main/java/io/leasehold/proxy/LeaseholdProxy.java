@@ -1,0 +1,145 @@
+package io.leasehold.proxy;
+
+import io.etcd.jetcd.Client;
+import io.leasehold.proxy.admin.AdminServer;
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.admin.RoutingHealthProbe;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.config.ProxyConfig;
+import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.routing.BackendReachability;
+import io.leasehold.proxy.routing.OwnerRouter;
+import io.leasehold.proxy.routing.ProxyIdentity;
+import io.leasehold.proxy.routing.RequestRouter;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.watch.OwnershipWatcher;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running proxy: every component wired from the configuration, in one place. Start order is
+ * etcd watch → backends → Kafka listener → admin endpoints; {@link #drainAndClose()} reverses it.
+ */
+public final class LeaseholdProxy implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseholdProxy.class);
+    private static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
+
+    private final ProxyConfig config;
+    private final Client etcd;
+    private final OwnershipWatcher watcher;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final BackendSession control;
+    private final BackendReachability reachability;
+    private final FrontendServer frontend;
+    private final AdminServer admin;
+    private volatile boolean draining;
+    private InetSocketAddress boundAddress;
+
+    /** Wires everything; nothing listens until {@link #start(Duration)}. */
+    public LeaseholdProxy(ProxyConfig config, Client etcd) {
+        this.config = config;
+        this.etcd = etcd;
+        this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ProxyMetrics metrics = new ProxyMetrics(registry);
+        metrics.bindRoutingTable(watcher);
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        this.workerGroup = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
+        ProxyConfig.Backends backends = config.backends();
+        BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
+                config.limits().maxFrameBytes(), new BackendListener() {
+                    @Override
+                    public void connectionOpened() {
+                        metrics.backendConnectionOpened();
+                    }
+
+                    @Override
+                    public void connectionClosed() {
+                        metrics.backendConnectionClosed();
+                    }
+                });
+        this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
+        List<BrokerAddress> bootstrap = backends.bootstrap().stream()
+                .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
+        OwnerRouter router = new OwnerRouter(watcher, bootstrap);
+        ProxyConfig.Routing routing = config.routing();
+        ProxyIdentity identity = ProxyIdentity.advertised(config.listener().advertisedHost(),
+                config.listener().advertisedPort());
+        ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+        RequestRouter requests = new RequestRouter(router, control, alloc, identity, metrics,
+                new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
+                        routing.retryMaxBackoff(), backends.requestTimeout()));
+        this.reachability = new BackendReachability(control, router, alloc);
+        ProxyConfig.Limits limits = config.limits();
+        this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
+                requests, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
+                limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection()));
+        this.admin = new AdminServer(config.admin().host(), config.admin().port(),
+                new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
+                        () -> draining),
+                watcher, registry);
+    }
+
+    /**
+     * Waits for the routing snapshot (at most {@code loadTimeout}), then listens.
+     *
+     * @return the bound Kafka listener address
+     */
+    public InetSocketAddress start(Duration loadTimeout) throws InterruptedException {
+        if (!watcher.awaitLoaded(loadTimeout)) {
+            throw new IllegalStateException("routing snapshot not loaded from etcd " + config.etcd().endpoints()
+                    + " within " + loadTimeout.toMillis() + " ms");
+        }
+        reachability.start(PROBE_INTERVAL);
+        boundAddress = frontend.start();
+        admin.start();
+        LOG.info("Leasehold proxy listening on {} (advertised {}:{}), admin on port {}", boundAddress,
+                config.listener().advertisedHost(), config.listener().advertisedPort(), admin.port());
+        return boundAddress;
+    }
+
+    /** The admin server's bound port. */
+    public int adminPort() {
+        return admin.port();
+    }
+
+    /**
+     * Graceful stop: readiness turns false, no new connections, in-flight requests finish within
+     * {@code shutdown.drainTimeout}, then everything closes.
+     */
+    public void drainAndClose() throws InterruptedException {
+        draining = true;
+        boolean drained = frontend.drain(config.shutdown().drainTimeout());
+        if (!drained) {
+            LOG.warn("Drain timeout {} passed with requests still in flight; closing anyway",
+                    config.shutdown().drainTimeout());
+        }
+        close();
+    }
+
+    @Override
+    public void close() {
+        frontend.close();
+        admin.close();
+        reachability.close();
+        control.close();
+        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        watcher.close();
+        etcd.close();
+    }
+}

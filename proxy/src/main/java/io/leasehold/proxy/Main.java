@@ -1,0 +1,82 @@
+package io.leasehold.proxy;
+
+import io.etcd.jetcd.Client;
+import io.leasehold.proxy.config.ConfigException;
+import io.leasehold.proxy.config.ConfigLoader;
+import io.leasehold.proxy.config.EtcdClientFactory;
+import io.leasehold.proxy.config.ProxyConfig;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Command line entry point: {@code --config FILE} runs the proxy, {@code --validate-config FILE}
+ * only checks the file. Prints {@code READY host:port} once serving; SIGTERM drains and exits 0.
+ */
+public final class Main {
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE";
+    /** How long start-up waits for the first routing snapshot from etcd. */
+    private static final Duration SNAPSHOT_LOAD_TIMEOUT = Duration.ofSeconds(60);
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        if (args.length != 2 || !(args[0].equals("--config") || args[0].equals("--validate-config"))) {
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
+        Path file = Path.of(args[1]);
+        ProxyConfig config;
+        try {
+            config = new ConfigLoader(System.getenv()).load(file);
+        } catch (ConfigException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+            return;
+        }
+        if (args[0].equals("--validate-config")) {
+            System.out.println("OK " + file);
+            return;
+        }
+        System.exit(run(config, file));
+    }
+
+    private static int run(ProxyConfig config, Path file) throws InterruptedException {
+        Client etcd;
+        try {
+            etcd = new EtcdClientFactory(file.toString()).create(config.etcd());
+        } catch (ConfigException e) {
+            System.err.println(e.getMessage());
+            return 1;
+        }
+        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd);
+        InetSocketAddress bound;
+        try {
+            bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.error("Proxy failed to start: {}", e.getMessage(), e);
+            proxy.close();
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("Shutdown requested: draining");
+            try {
+                proxy.drainAndClose();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            // A drained stop is a clean exit, not "killed by SIGTERM" (143).
+            Runtime.getRuntime().halt(0);
+        }, "leasehold-drain"));
+        System.out.println("READY " + config.listener().host() + ":" + bound.getPort());
+        System.out.flush();
+        new CountDownLatch(1).await();
+        return 0;
+    }
+}
