@@ -5,6 +5,7 @@ import io.leasehold.bench.cluster.OwnershipSeeder;
 import io.leasehold.bench.cluster.ProxyInstance;
 import io.leasehold.bench.micro.JmhSuite;
 import io.leasehold.bench.process.ProcessStats;
+import io.leasehold.bench.profile.HotMethods;
 import io.leasehold.bench.report.Comparison;
 import io.leasehold.bench.suite.Backend;
 import io.leasehold.bench.suite.KafkaBackend;
@@ -16,6 +17,7 @@ import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -33,6 +35,7 @@ public final class BenchMain {
     private final PrintStream out;
     /** Every child JVM (Kafka, reference brokers, proxy) runs from this benchmark's own class path. */
     private final String classpath = System.getProperty("java.class.path");
+    private static final String RECORDING_NAME = "bench";
 
     BenchMain(BenchOptions options, PrintStream out) {
         this.options = options;
@@ -111,22 +114,49 @@ public final class BenchMain {
 
     private SuiteResult runWithProxy(Backend backend, Plan plan, String etcdEndpoint, List<String> bootstrap) {
         out.println("[" + backend.name() + "] starting the proxy");
+        Path recording = options.logDir().toAbsolutePath().resolve("proxy-" + backend.name() + ".jfr");
         ProxyInstance proxy;
         try {
             proxy = ProxyInstance.start(classpath, etcdEndpoint, bootstrap, options.logDir(),
-                    "proxy-" + backend.name());
+                    "proxy-" + backend.name(), recordingOptions(recording));
         } catch (RuntimeException e) {
             String why = "the proxy did not start: " + summary(e.getMessage());
             out.println("[" + backend.name() + "] " + e.getMessage());
             out.println("[" + backend.name() + "] measuring direct only");
             List<Comparison> direct = new SuiteRunner(plan, out).run(backend, Optional.empty(), why);
-            return new SuiteResult(backend.name(), plan, direct, 0, why);
+            return new SuiteResult(backend.name(), plan, direct, 0, why, null);
         }
+        List<Comparison> comparisons;
+        long peakRss;
+        String profile = null;
         try (proxy) {
-            List<Comparison> comparisons = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
-            long peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
-            return new SuiteResult(backend.name(), plan, comparisons, peakRss, null);
+            comparisons = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
+            peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
+            if (options.profile()) {
+                profile = profileSummary(proxy, recording);
+            }
         }
+        return new SuiteResult(backend.name(), plan, comparisons, peakRss, null, profile);
+    }
+
+    private List<String> recordingOptions(Path recording) {
+        if (!options.profile()) {
+            return List.of();
+        }
+        return List.of("-XX:StartFlightRecording=name=" + RECORDING_NAME + ",settings=profile");
+    }
+
+    /** The proxy's hot methods from its flight recording, dumped while it still runs. */
+    private static String profileSummary(ProxyInstance proxy, Path recording) {
+        try {
+            proxy.dumpFlightRecording(RECORDING_NAME, recording);
+        } catch (RuntimeException e) {
+            return "No profile: " + e.getMessage() + "\n";
+        }
+        HotMethods hot = HotMethods.read(recording);
+        return hot.samples() + " execution samples of the proxy over the whole suite (Java Flight Recorder, "
+                + "profile settings; recording " + recording + ").\n\n" + hot.methodTable(25) + "\n"
+                + hot.packageTable(15);
     }
 
     /** The exception's first line and the last line of the log it quotes, which usually names the cause. */

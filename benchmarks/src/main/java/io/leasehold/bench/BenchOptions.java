@@ -12,11 +12,13 @@ import java.util.List;
  * @param jmh       whether to run the JMH microbenchmarks
  * @param load      whether to run the proxy-versus-direct load benchmark
  * @param logDir    where the logs of every launched process are kept after the run
+ * @param profile   record the proxy with Java Flight Recorder and add its hot methods to the report
  */
-public record BenchOptions(boolean quick, List<String> backends, Path outDir, boolean jmh, boolean load, Path logDir) {
+public record BenchOptions(boolean quick, List<String> backends, Path outDir, boolean jmh, boolean load, Path logDir,
+        boolean profile) {
 
     static final String USAGE = "usage: BenchMain [--quick] [--backend kafka|reference|all] [--out DIR]"
-            + " [--logs DIR] [--no-jmh] [--jmh-only]";
+            + " [--logs DIR] [--no-jmh] [--jmh-only] [--profile]";
 
     /** Parses arguments; throws IllegalArgumentException naming the bad argument. */
     public static BenchOptions parse(String[] args) {
@@ -26,11 +28,13 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
         Path logDir = Path.of("benchmarks", "target", "bench-logs");
         boolean jmh = true;
         boolean load = true;
+        boolean profile = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--no-jmh" -> jmh = false;
                 case "--jmh-only" -> load = false;
+                case "--profile" -> profile = true;
                 case "--backend" -> backends = switch (value(args, ++i, "--backend")) {
                     case "kafka" -> List.of("kafka");
                     case "reference" -> List.of("reference");
@@ -43,7 +47,7 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        return new BenchOptions(quick, backends, outDir, jmh, load, logDir);
+        return new BenchOptions(quick, backends, outDir, jmh, load, logDir, profile);
     }
 
     private static String value(String[] args, int index, String flag) {

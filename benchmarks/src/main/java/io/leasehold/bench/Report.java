@@ -88,6 +88,9 @@ final class Report {
         if (!consume.isEmpty()) {
             md.append("### Consume (fetch) throughput\n\n").append(MarkdownTables.consume(consume)).append('\n');
         }
+        if (suite.proxyProfile() != null) {
+            md.append("### Where the proxy spends its CPU\n\n").append(suite.proxyProfile()).append('\n');
+        }
         if (suite.proxyPeakRssBytes() > 0) {
             md.append(String.format(Locale.ROOT, "Proxy peak RSS over the suite (VmHWM): %.0f MiB (heap -Xms1g -Xmx1g).%n%n",
                     suite.proxyPeakRssBytes() / 1048576.0));

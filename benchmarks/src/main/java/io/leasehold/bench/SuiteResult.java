@@ -9,10 +9,12 @@ import java.util.List;
  *
  * @param proxyPeakRssBytes the proxy's VmHWM at the end of the suite
  * @param failure           null when the suite ran; otherwise the reason it stopped
+ * @param proxyProfile      Markdown summary of the proxy's flight recording, or null
  */
-record SuiteResult(String backend, Plan plan, List<Comparison> comparisons, long proxyPeakRssBytes, String failure) {
+record SuiteResult(String backend, Plan plan, List<Comparison> comparisons, long proxyPeakRssBytes, String failure,
+        String proxyProfile) {
 
     static SuiteResult failed(String backend, Plan plan, List<Comparison> partial, String failure) {
-        return new SuiteResult(backend, plan, partial, 0, failure);
+        return new SuiteResult(backend, plan, partial, 0, failure, null);
     }
 }

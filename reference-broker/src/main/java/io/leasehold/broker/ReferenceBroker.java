@@ -24,6 +24,7 @@ import io.leasehold.broker.protocol.ApiVersionsHandler;
 import io.leasehold.broker.protocol.KafkaServer;
 import io.leasehold.broker.protocol.RequestDispatcher;
 import io.leasehold.broker.protocol.SupportedApis;
+import io.leasehold.broker.storage.CommitSignals;
 import io.leasehold.broker.storage.PartitionIndexStore;
 import io.leasehold.broker.storage.PartitionReader;
 import io.leasehold.broker.storage.SegmentFiles;
@@ -60,7 +61,8 @@ public final class ReferenceBroker implements AutoCloseable {
     public static final String CLUSTER_ID = "leasehold-reference";
 
     private static final long SEGMENT_BYTES = 64L * 1024 * 1024;
-    private static final Duration FETCH_POLL_INTERVAL = Duration.ofMillis(20);
+    /** How often a waiting fetch looks for commits by other brokers (its own commits wake it at once). */
+    private static final Duration FETCH_POLL_INTERVAL = Duration.ofMillis(100);
     private static final long INITIAL_REBALANCE_DELAY_MS = 300;
     private static final int AUTO_CREATE_PARTITIONS = 1;
     private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(20);
@@ -107,7 +109,9 @@ public final class ReferenceBroker implements AutoCloseable {
         PartitionWriteGuard guard = options.ownership() == BrokerOptions.OwnershipMode.LEASE
                 ? new LeasedWriteGuard(claimer)
                 : new UnfencedWriteGuard(etcd, options.id(), System.currentTimeMillis());
-        PartitionWriters writers = new PartitionWriters(guard, indexStore, etcd, keys, files, storageExecutor, SEGMENT_BYTES);
+        CommitSignals signals = new CommitSignals();
+        PartitionWriters writers = new PartitionWriters(guard, indexStore, etcd, keys, files, storageExecutor, SEGMENT_BYTES,
+                signals);
         ClusterView cluster = new ClusterView(etcd, schema);
         GroupCoordinator coordinator = new GroupCoordinator(claimer, scheduler, INITIAL_REBALANCE_DELAY_MS);
         OffsetStore offsets = new OffsetStore(etcd, keys, claimer);
@@ -126,7 +130,7 @@ public final class ReferenceBroker implements AutoCloseable {
                 .add(ApiKeys.DELETE_TOPICS, 1, 6, new DeleteTopicsHandler(topics, files, segmentReader))
                 .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))
                 .add(ApiKeys.PRODUCE, 3, 11, new ProduceHandler(topics, writers))
-                .add(ApiKeys.FETCH, 4, 12, new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL))
+                .add(ApiKeys.FETCH, 4, 12, new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL, signals))
                 .add(ApiKeys.LIST_OFFSETS, 1, 6, new ListOffsetsHandler(topics, reader))
                 .add(ApiKeys.FIND_COORDINATOR, 0, 4, new FindCoordinatorHandler(coordinator, cluster, self))
                 .add(ApiKeys.JOIN_GROUP, 0, 9, membership.joinGroup())
@@ -171,11 +175,31 @@ public final class ReferenceBroker implements AutoCloseable {
         } catch (Exception e) {
             LOG.warn("broker {} did not shut down cleanly", options.id(), e);
         } finally {
+            long sessionLease = claimer.leaseId();
             claimer.close();
+            revokeAndWait(sessionLease);
             etcdClient.close();
             scheduler.shutdownNow();
             storageExecutor.shutdownNow();
             LOG.info("broker {} stopped", options.id());
+        }
+    }
+
+    /**
+     * The claimer revokes its lease in the background; a process about to exit waits for it here,
+     * so its registration disappears now rather than after the lease TTL.
+     */
+    private void revokeAndWait(long leaseId) {
+        if (leaseId == 0) {
+            return;
+        }
+        try {
+            etcdClient.getLeaseClient().revoke(leaseId).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // Already revoked by the claimer, or etcd unreachable: then the lease expires by its TTL.
+            LOG.debug("revoking session lease {} at shutdown: {}", Long.toHexString(leaseId), e.toString());
         }
     }
 

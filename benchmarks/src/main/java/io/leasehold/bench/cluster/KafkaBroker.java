@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -93,8 +94,8 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /**
-     * Creates a topic with one replica per partition. Old segments are deleted early so that a
-     * long run at full speed cannot fill the disk.
+     * Creates a topic with one replica per partition and waits until every partition has a
+     * leader. Old segments are deleted early so that a long run at full speed cannot fill the disk.
      */
     public void createTopic(String topic, int partitions) {
         try (Admin admin = admin()) {
@@ -102,6 +103,7 @@ public final class KafkaBroker implements AutoCloseable {
                     "segment.bytes", Integer.toString(64 << 20),
                     "retention.bytes", Long.toString(512L << 20)));
             admin.createTopics(List.of(newTopic)).all().get(60, TimeUnit.SECONDS);
+            awaitLeaders(admin, topic);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot create topic " + topic + " on Kafka at " + bootstrap(), e);
         } catch (InterruptedException e) {
@@ -140,6 +142,20 @@ public final class KafkaBroker implements AutoCloseable {
         }
         throw new IllegalStateException("Kafka at " + bootstrap() + " not serving within " + START_TIMEOUT
                 + "; stderr " + process.stderrLog() + ":\n" + process.stderrTail(30));
+    }
+
+    private static void awaitLeaders(Admin admin, String topic)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(10, TimeUnit.SECONDS).get(topic);
+            if (description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new TimeoutException("partitions of " + topic + " have no leader after 60 s");
     }
 
     private boolean acceptsConnections() {

@@ -16,6 +16,7 @@ import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -210,7 +211,7 @@ public final class RequestRouter implements RequestHandler {
     }
 
     private CompletableFuture<ByteBuf> respond(RequestFrame request, ClientContext client,
-                                               org.apache.kafka.common.protocol.ApiMessage body) {
+                                               ApiMessage body) {
         try {
             return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(), request.apiKey(),
                     request.version(), request.correlationId(), body));

@@ -56,6 +56,9 @@ class AdminEndpointsOverEtcdTest {
 
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                     assertThat(get(admin, "/readyz").statusCode()).isEqualTo(200));
+            // The watcher may have loaded before the puts; the keys then arrive through the watch.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(json.readTree(get(admin, "/routes").body()).get("partitionCount").asInt()).isEqualTo(1));
             JsonNode routes = json.readTree(get(admin, "/routes").body());
             assertThat(routes.get("brokers").get(0).get("port").asInt()).isEqualTo(19092);
             assertThat(routes.get("partitions").get(0).toString())

@@ -10,6 +10,10 @@ import io.leasehold.audit.ProduceJournal;
 import io.leasehold.audit.TopicReader;
 import io.leasehold.audit.WorkloadResult;
 import io.leasehold.audit.WorkloadSpec;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ProxyProcess;
@@ -19,6 +23,8 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -158,17 +164,46 @@ class ProxyEndToEndTest {
         assertThat(verdict.ackedMissing()).as("acked records missing").isZero();
         assertThat(verdict.clean()).as(verdict.toString()).isTrue();
 
-        Set<Integer> owners = new HashSet<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            cluster.partitionOwner(topic, p).ifPresent(owners::add);
-        }
         // Every produce request of a producer carries all its partitions (the proxy is its only
-        // broker), so partitions owned by different brokers were split and merged.
-        assertThat(owners).as("brokers owning the topic's partitions").hasSizeGreaterThan(1);
+        // broker), so requests were split across owners: each partition's segments must have been
+        // written under its owner's ownership epoch only, and there must be several owners.
+        Map<Integer, Set<Integer>> written = partitionsWrittenByEachBroker(topic);
+        assertThat(written.keySet()).as("brokers that wrote the topic").hasSizeGreaterThan(1);
+        assertThat(written.values().stream().mapToInt(Set::size).sum()).isEqualTo(PARTITIONS);
 
         List<ConsumerRecord<String, String>> kcatRecords = consumeAll(bothProxies(), topic, "kcat-check-" + topic,
                 (int) (result.acked() + 300)).stream().filter(r -> r.value().startsWith("kcat-")).toList();
         assertThat(kcatRecords).hasSize(300);
+    }
+
+    /**
+     * Which partitions each broker wrote, from what the brokers left behind: the owner and
+     * ownership epoch in etcd, and the writer tags ({@code e<epoch>}) of the segment files in the
+     * shared storage. Fails if any segment of a partition was written under another epoch.
+     */
+    private Map<Integer, Set<Integer>> partitionsWrittenByEachBroker(String topic) throws Exception {
+        Map<Integer, Set<Integer>> written = new HashMap<>();
+        KeySchema keys = new KeySchema(cluster.prefix());
+        Path topicDir;
+        try (var dirs = Files.list(cluster.storageDir())) {
+            topicDir = dirs.filter(d -> d.getFileName().toString().startsWith(topic + "-")).findFirst().orElseThrow();
+        }
+        try (Client etcd = Client.builder().endpoints(cluster.etcdEndpoint()).build()) {
+            for (int p = 0; p < PARTITIONS; p++) {
+                KeyValue lease = etcd.getKVClient().get(ByteSequence.from(keys.partitionLeaseKey(topic, p),
+                        StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS).getKvs().get(0);
+                int owner = Integer.parseInt(lease.getValue().toString(StandardCharsets.UTF_8).trim());
+                List<String> tags;
+                try (var segments = Files.list(topicDir.resolve(Integer.toString(p)))) {
+                    tags = segments.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".log"))
+                            .map(n -> n.substring(n.indexOf('-') + 1, n.length() - ".log".length())).toList();
+                }
+                assertThat(tags).as("writers of partition %d", p).isNotEmpty()
+                        .containsOnly("e" + lease.getCreateRevision());
+                written.computeIfAbsent(owner, b -> new HashSet<>()).add(p);
+            }
+        }
+        return written;
     }
 
     private Process startKcat(String bootstrap, String topic, int records) throws IOException {
@@ -249,6 +284,21 @@ class ProxyEndToEndTest {
         }
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
                 consumeAll(proxy2.address(), topic, "acks0-" + UUID.randomUUID(), 300)).hasSize(300));
+    }
+
+    @Test
+    void bothProxiesReportReadyAndServeTheRoutingTable() throws Exception {
+        for (ProxyProcess proxy : List.of(proxy1, proxy2)) {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(httpStatus(proxy.adminUrl() + "/readyz")).isEqualTo(200));
+            assertThat(httpGet(proxy.adminUrl() + "/routes")).contains("\"brokers\"");
+        }
+    }
+
+    private static int httpStatus(String url) throws Exception {
+        var client = java.net.http.HttpClient.newHttpClient();
+        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     @Test

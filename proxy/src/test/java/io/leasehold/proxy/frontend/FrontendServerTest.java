@@ -57,7 +57,7 @@ class FrontendServerTest {
         registry = new SimpleMeterRegistry();
         server = new FrontendServer("127.0.0.1", 0, boss, workers, ANSWER_EVERYTHING,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
-                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 3, Duration.ofSeconds(30), 8));
+                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 3, Duration.ofSeconds(2), 8));
         port = server.start().getPort();
     }
 
@@ -148,6 +148,16 @@ class FrontendServerTest {
             assertThat(roundTrip(healthy, 2)).isEqualTo(2);
         }
         assertThat(registry.get("leasehold.frames.rejected").counters()).isNotEmpty();
+    }
+
+    @Test
+    void closesIdleConnections() throws IOException {
+        try (Socket idle = new Socket("127.0.0.1", port)) {
+            assertThat(roundTrip(idle, 1)).isEqualTo(1);
+            idle.setSoTimeout(10_000);
+            assertThat(idle.getInputStream().read()).as("closed by the idle timeout").isEqualTo(-1);
+        }
+        assertThat(registry.get("leasehold.client.connections.idle.closed").counter().count()).isEqualTo(1.0);
     }
 
     @Test

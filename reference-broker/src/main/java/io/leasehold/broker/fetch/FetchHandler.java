@@ -2,6 +2,7 @@ package io.leasehold.broker.fetch;
 
 import io.leasehold.broker.protocol.ApiHandler;
 import io.leasehold.broker.protocol.KafkaRequest;
+import io.leasehold.broker.storage.CommitSignals;
 import io.leasehold.broker.storage.PartitionIndex;
 import io.leasehold.broker.storage.PartitionReader;
 import io.leasehold.broker.storage.RecordBatches;
@@ -14,7 +15,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
@@ -27,7 +31,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Fetch from shared storage: any broker serves any partition, reading the committed index from
  * etcd each time, so data another broker committed is visible at once. A fetch that finds less
- * than {@code min_bytes} looks again every poll interval until {@code max_wait_ms} has passed.
+ * than {@code min_bytes} looks again when this broker commits to one of its partitions, or
+ * after a poll interval (for commits by other brokers), until {@code max_wait_ms} has passed.
  * Fetch sessions are not kept: every answer has session id 0, so clients send full fetches.
  */
 public final class FetchHandler implements ApiHandler {
@@ -36,12 +41,15 @@ public final class FetchHandler implements ApiHandler {
     private final PartitionReader reader;
     private final ScheduledExecutorService scheduler;
     private final Duration pollInterval;
+    private final CommitSignals signals;
 
-    public FetchHandler(TopicStore topics, PartitionReader reader, ScheduledExecutorService scheduler, Duration pollInterval) {
+    public FetchHandler(TopicStore topics, PartitionReader reader, ScheduledExecutorService scheduler, Duration pollInterval,
+                        CommitSignals signals) {
         this.topics = topics;
         this.reader = reader;
         this.scheduler = scheduler;
         this.pollInterval = pollInterval;
+        this.signals = signals;
     }
 
     private record PartitionAnswer(String topic, PartitionData data, int bytes) {
@@ -77,55 +85,100 @@ public final class FetchHandler implements ApiHandler {
                 response.complete(toResponse(answers));
                 return;
             }
-            long delay = Math.min(remaining, pollInterval.toNanos());
-            scheduler.schedule(() -> attempt(data, metas, deadline, response), delay, TimeUnit.NANOSECONDS);
+            waitForData(data, Math.min(remaining, pollInterval.toNanos()), () -> attempt(data, metas, deadline, response));
         });
     }
 
-    private CompletableFuture<List<PartitionAnswer>> readAll(FetchRequestData data, Map<String, Optional<TopicMeta>> metas) {
-        // Partitions are read one after another so the response's max_bytes budget is shared in order.
-        CompletableFuture<List<PartitionAnswer>> chain = CompletableFuture.completedFuture(new ArrayList<>());
-        for (FetchTopic topic : data.topics()) {
-            for (FetchPartition partition : topic.partitions()) {
-                chain = chain.thenCompose(answers -> {
-                    int used = answers.stream().mapToInt(PartitionAnswer::bytes).sum();
-                    int budget = Math.min(partition.partitionMaxBytes(), Math.max(0, data.maxBytes() - used));
-                    return readPartition(topic.topic(), metas.get(topic.topic()), partition, budget)
-                            .thenApply(answer -> {
-                                answers.add(answer);
-                                return answers;
-                            });
-                });
+    /** Runs {@code next} after {@code delayNanos}, or sooner when one of the partitions gets a local commit. */
+    private void waitForData(FetchRequestData data, long delayNanos, Runnable next) {
+        AtomicBoolean fired = new AtomicBoolean();
+        List<AutoCloseable> registrations = new ArrayList<>();
+        AtomicReference<ScheduledFuture<?>> timer = new AtomicReference<>();
+        Runnable fire = () -> {
+            if (fired.compareAndSet(false, true)) {
+                synchronized (registrations) {
+                    registrations.forEach(FetchHandler::closeQuietly);
+                }
+                ScheduledFuture<?> pending = timer.get();
+                if (pending != null) {
+                    pending.cancel(false);
+                }
+                next.run();
+            }
+        };
+        synchronized (registrations) {
+            for (FetchTopic topic : data.topics()) {
+                for (FetchPartition partition : topic.partitions()) {
+                    registrations.add(signals.onCommit(topic.topic(), partition.partition(),
+                            () -> scheduler.execute(fire)));
+                }
             }
         }
-        return chain;
+        timer.set(scheduler.schedule(fire, delayNanos, TimeUnit.NANOSECONDS));
     }
 
-    private CompletableFuture<PartitionAnswer> readPartition(String topic, Optional<TopicMeta> meta, FetchPartition partition,
+    private static void closeQuietly(AutoCloseable registration) {
+        try {
+            registration.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not drop a commit signal registration", e);
+        }
+    }
+
+    private CompletableFuture<List<PartitionAnswer>> readAll(FetchRequestData data, Map<String, Optional<TopicMeta>> metas) {
+        List<CompletableFuture<Optional<PartitionIndex>>> indexes = new ArrayList<>();
+        for (FetchTopic topic : data.topics()) {
+            Optional<TopicMeta> meta = metas.get(topic.topic());
+            for (FetchPartition partition : topic.partitions()) {
+                indexes.add(meta.isPresent() && meta.get().hasPartition(partition.partition())
+                        ? reader.index(meta.get(), partition.partition())
+                        : CompletableFuture.completedFuture(Optional.empty()));
+            }
+        }
+        // Indexes are read from etcd all at once; the files are then read one partition after
+        // another so that the response's max_bytes budget is shared in request order.
+        return CompletableFuture.allOf(indexes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
+            CompletableFuture<List<PartitionAnswer>> chain = CompletableFuture.completedFuture(new ArrayList<>());
+            int position = 0;
+            for (FetchTopic topic : data.topics()) {
+                for (FetchPartition partition : topic.partitions()) {
+                    Optional<PartitionIndex> index = indexes.get(position++).join();
+                    chain = chain.thenCompose(answers -> {
+                        int used = answers.stream().mapToInt(PartitionAnswer::bytes).sum();
+                        int budget = Math.min(partition.partitionMaxBytes(), Math.max(0, data.maxBytes() - used));
+                        return readPartition(topic.topic(), metas.get(topic.topic()), index, partition, budget)
+                                .thenApply(answer -> {
+                                    answers.add(answer);
+                                    return answers;
+                                });
+                    });
+                }
+            }
+            return chain;
+        });
+    }
+
+    private CompletableFuture<PartitionAnswer> readPartition(String topic, Optional<TopicMeta> meta,
+                                                             Optional<PartitionIndex> found, FetchPartition partition,
                                                              int budget) {
         int index = partition.partition();
-        if (meta.isEmpty() || !meta.get().hasPartition(index)) {
+        if (meta.isEmpty() || found.isEmpty()) {
             return CompletableFuture.completedFuture(error(topic, index, Errors.UNKNOWN_TOPIC_OR_PARTITION));
         }
-        return reader.index(meta.get(), index).thenCompose(found -> {
-            if (found.isEmpty()) {
-                return CompletableFuture.completedFuture(error(topic, index, Errors.UNKNOWN_TOPIC_OR_PARTITION));
-            }
-            PartitionIndex partitionIndex = found.get();
-            long offset = partition.fetchOffset();
-            if (offset < partitionIndex.logStartOffset() || offset > partitionIndex.nextOffset()) {
-                return CompletableFuture.completedFuture(new PartitionAnswer(topic,
-                        partitionData(index, partitionIndex, Errors.OFFSET_OUT_OF_RANGE), 0));
-            }
-            if (budget <= 0) {
-                return CompletableFuture.completedFuture(new PartitionAnswer(topic,
-                        partitionData(index, partitionIndex, Errors.NONE), 0));
-            }
-            return reader.read(meta.get(), index, partitionIndex, offset, budget).thenApply(records -> {
-                PartitionData data = partitionData(index, partitionIndex, Errors.NONE);
-                data.setRecords(records.remaining() == 0 ? RecordBatches.empty() : RecordBatches.readable(records));
-                return new PartitionAnswer(topic, data, records.remaining());
-            });
+        PartitionIndex partitionIndex = found.get();
+        long offset = partition.fetchOffset();
+        if (offset < partitionIndex.logStartOffset() || offset > partitionIndex.nextOffset()) {
+            return CompletableFuture.completedFuture(new PartitionAnswer(topic,
+                    partitionData(index, partitionIndex, Errors.OFFSET_OUT_OF_RANGE), 0));
+        }
+        if (budget <= 0) {
+            return CompletableFuture.completedFuture(new PartitionAnswer(topic,
+                    partitionData(index, partitionIndex, Errors.NONE), 0));
+        }
+        return reader.read(meta.get(), index, partitionIndex, offset, budget).thenApply(records -> {
+            PartitionData data = partitionData(index, partitionIndex, Errors.NONE);
+            data.setRecords(records.remaining() == 0 ? RecordBatches.empty() : RecordBatches.readable(records));
+            return new PartitionAnswer(topic, data, records.remaining());
         });
     }
 

@@ -64,6 +64,10 @@ public final class FindCoordinatorHandler implements ApiHandler {
             if (access.granted()) {
                 return CompletableFuture.completedFuture(at(key, self));
             }
+            if (access.otherCoordinator() < 0) {
+                return CompletableFuture.completedFuture(error(key, Errors.COORDINATOR_NOT_AVAILABLE,
+                        "broker has no etcd session to claim the group with"));
+            }
             return cluster.broker(access.otherCoordinator()).thenApply(owner -> owner == null
                     ? error(key, Errors.COORDINATOR_NOT_AVAILABLE,
                             "group is held by broker " + access.otherCoordinator() + ", which is not registered")

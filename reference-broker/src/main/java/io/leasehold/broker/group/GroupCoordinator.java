@@ -45,7 +45,11 @@ public final class GroupCoordinator implements ClaimListener {
         if (held.isPresent()) {
             return CompletableFuture.completedFuture(new Access(local(groupId), held.get(), -1));
         }
-        return claimer.claimGroup(groupId).thenApply(result -> {
+        return claimer.claimGroup(groupId).handle((result, error) -> {
+            if (error != null) {
+                // No etcd session right now: nobody known coordinates the group from here.
+                return new Access(null, null, -1);
+            }
             if (result instanceof ClaimResult.Won won) {
                 return new Access(local(groupId), won.claim(), -1);
             }

@@ -1,9 +1,6 @@
 package io.leasehold.broker.produce;
 
-import io.leasehold.broker.etcd.BrokerKeys;
-import io.leasehold.broker.ownership.PartitionWriteGuard;
 import io.leasehold.broker.ownership.WriteAccess;
-import io.leasehold.broker.storage.PartitionIndexStore;
 import io.leasehold.broker.storage.RecordBatches;
 import io.leasehold.broker.storage.RecordBatches.BatchInfo;
 import io.leasehold.broker.storage.RecordBatches.ValidatedRecords;
@@ -18,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,14 +33,10 @@ final class PartitionWriter {
     private final TopicMeta topic;
     private final int partition;
     private final WriteAccess.Granted grant;
-    private final PartitionWriteGuard guard;
-    private final PartitionIndexStore indexStore;
-    private final BrokerKeys keys;
     private final Path directory;
     private final ProducerStates producers;
-    private final Executor executor;
-    private final long segmentBytes;
     private final long logStartOffset;
+    private final WriterResources shared;
 
     private final ArrayDeque<PendingAppend> queue = new ArrayDeque<>();
     private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
@@ -60,20 +52,15 @@ final class PartitionWriter {
     }
 
     PartitionWriter(TopicMeta topic, int partition, WriteAccess.Granted grant, long nextOffset, long logStartOffset,
-                    ProducerStates producers, PartitionWriteGuard guard, PartitionIndexStore indexStore,
-                    BrokerKeys keys, Path directory, Executor executor, long segmentBytes) {
+                    ProducerStates producers, Path directory, WriterResources shared) {
         this.topic = topic;
         this.partition = partition;
         this.grant = grant;
         this.nextOffset = nextOffset;
         this.logStartOffset = logStartOffset;
         this.producers = producers;
-        this.guard = guard;
-        this.indexStore = indexStore;
-        this.keys = keys;
         this.directory = directory;
-        this.executor = executor;
-        this.segmentBytes = segmentBytes;
+        this.shared = shared;
     }
 
     TopicMeta topic() {
@@ -100,7 +87,7 @@ final class PartitionWriter {
             draining = true;
         }
         if (start) {
-            executor.execute(this::drain);
+            shared.executor().execute(this::drain);
         }
         return pending.result();
     }
@@ -192,10 +179,10 @@ final class PartitionWriter {
     private CompletableFuture<Void> commit(List<Written> written) {
         SegmentRef extent = new SegmentRef(segment.fileName(), segment.baseOffset(), nextOffset, segment.size());
         Map<String, String> puts = new LinkedHashMap<>();
-        indexStore.addCommitPuts(topic.name(), partition, extent, nextOffset, puts);
+        shared.indexStore().addCommitPuts(topic.name(), partition, extent, nextOffset, puts);
         producers.drainChanges().forEach((producerId, json) ->
-                puts.put(keys.producerKey(topic.name(), partition, producerId), json));
-        return guard.commit(grant, puts).handle((committed, error) -> {
+                puts.put(shared.keys().producerKey(topic.name(), partition, producerId), json));
+        return shared.guard().commit(grant, puts).handle((committed, error) -> {
             if (error != null) {
                 LOG.warn("commit of {}-{} failed; its outcome is unknown, so this writer stops", topic.name(), partition, error);
                 revoke();
@@ -207,6 +194,7 @@ final class PartitionWriter {
                 written.forEach(w -> w.append().result().complete(notOwner()));
             } else {
                 written.forEach(w -> w.append().result().complete(w.outcome()));
+                shared.signals().committed(topic.name(), partition);
                 rollIfFull();
             }
             return null;
@@ -214,7 +202,7 @@ final class PartitionWriter {
     }
 
     private void rollIfFull() {
-        if (segment.size() < segmentBytes) {
+        if (segment.size() < shared.segmentBytes()) {
             return;
         }
         try {
@@ -237,7 +225,7 @@ final class PartitionWriter {
             }
         }
         if (again) {
-            executor.execute(this::drain);
+            shared.executor().execute(this::drain);
         } else {
             closeSegmentIfRevoked();
             idle.forEach(waiter -> waiter.complete(null));

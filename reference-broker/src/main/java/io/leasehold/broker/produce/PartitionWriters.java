@@ -4,6 +4,7 @@ import io.leasehold.broker.etcd.BrokerKeys;
 import io.leasehold.broker.etcd.Etcd;
 import io.leasehold.broker.ownership.PartitionWriteGuard;
 import io.leasehold.broker.ownership.WriteAccess;
+import io.leasehold.broker.storage.CommitSignals;
 import io.leasehold.broker.storage.PartitionIndexStore;
 import io.leasehold.broker.storage.RecordBatches.ValidatedRecords;
 import io.leasehold.broker.storage.SegmentFiles;
@@ -23,13 +24,9 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class PartitionWriters implements PartitionWriteGuard.RevocationListener {
 
-    private final PartitionWriteGuard guard;
-    private final PartitionIndexStore indexStore;
+    private final WriterResources shared;
     private final Etcd etcd;
-    private final BrokerKeys keys;
     private final SegmentFiles files;
-    private final Executor executor;
-    private final long segmentBytes;
     private final ConcurrentMap<PartitionKey, CompletableFuture<Opened>> writers = new ConcurrentHashMap<>();
 
     private record PartitionKey(String topic, int partition) {
@@ -40,14 +37,10 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     }
 
     public PartitionWriters(PartitionWriteGuard guard, PartitionIndexStore indexStore, Etcd etcd, BrokerKeys keys,
-                            SegmentFiles files, Executor executor, long segmentBytes) {
-        this.guard = guard;
-        this.indexStore = indexStore;
+                            SegmentFiles files, Executor executor, long segmentBytes, CommitSignals signals) {
+        this.shared = new WriterResources(guard, indexStore, keys, executor, segmentBytes, signals);
         this.etcd = etcd;
-        this.keys = keys;
         this.files = files;
-        this.executor = executor;
-        this.segmentBytes = segmentBytes;
         guard.addRevocationListener(this);
     }
 
@@ -57,9 +50,10 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
         CompletableFuture<Opened> opening = writers.computeIfAbsent(key, k -> open(topic, partition));
         return opening.handle((opened, error) -> {
             if (error != null) {
+                // Claiming or reading the committed state failed, so certainly nothing was written.
                 writers.remove(key, opening);
-                return CompletableFuture.completedFuture(AppendOutcome.failed(Errors.REQUEST_TIMED_OUT,
-                        "could not open " + key.topic() + "-" + partition + " for writing: " + error.getMessage()));
+                return CompletableFuture.completedFuture(AppendOutcome.failed(Errors.NOT_LEADER_OR_FOLLOWER,
+                        "could not take " + key.topic() + "-" + partition + " for writing: " + error.getMessage()));
             }
             if (opened.writer() == null) {
                 writers.remove(key, opening);
@@ -114,25 +108,24 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     }
 
     private CompletableFuture<Opened> open(TopicMeta topic, int partition) {
-        return guard.acquire(topic.name(), partition).thenCompose(access -> {
+        return shared.guard().acquire(topic.name(), partition).thenCompose(access -> {
             if (access instanceof WriteAccess.Refused refused) {
                 return CompletableFuture.completedFuture(new Opened(null, refused.ownerBrokerId()));
             }
             WriteAccess.Granted grant = (WriteAccess.Granted) access;
-            return indexStore.read(topic.name(), partition).thenCombine(
-                    etcd.getPrefix(keys.producersPrefix(topic.name(), partition)),
+            String producersPrefix = shared.keys().producersPrefix(topic.name(), partition);
+            return shared.indexStore().read(topic.name(), partition).thenCombine(etcd.getPrefix(producersPrefix),
                     (index, producerValues) -> {
                         if (index.isEmpty()) {
                             throw new IllegalStateException("partition " + topic.name() + "-" + partition
                                     + " has no next offset in etcd; was the topic deleted?");
                         }
                         ProducerStates producers = new ProducerStates();
-                        String prefix = keys.producersPrefix(topic.name(), partition);
-                        producerValues.forEach((key, json) -> producerId(prefix, key)
+                        producerValues.forEach((key, json) -> producerId(producersPrefix, key)
                                 .ifPresent(id -> producers.load(id, json)));
                         PartitionWriter writer = new PartitionWriter(topic, partition, grant,
-                                index.get().nextOffset(), index.get().logStartOffset(), producers, guard, indexStore,
-                                keys, files.partitionDir(topic, partition), executor, segmentBytes);
+                                index.get().nextOffset(), index.get().logStartOffset(), producers,
+                                files.partitionDir(topic, partition), shared);
                         return new Opened(writer, -1);
                     });
         });

@@ -10,6 +10,8 @@ public sealed interface ClaimResult {
     /**
      * Someone else holds the key: another broker, or the same broker id on another lease (a
      * second process misconfigured with our id, or our own previous session not yet expired).
+     * {@code ownerBrokerId} is -1 when the key's value is not a broker id; {@code epoch} is the
+     * key's {@code create_revision}.
      */
     record HeldByOther(int ownerBrokerId, long epoch) implements ClaimResult {
     }

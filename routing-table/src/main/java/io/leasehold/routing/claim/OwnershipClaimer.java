@@ -282,7 +282,12 @@ public final class OwnershipClaimer implements AutoCloseable {
 
     private void onLeaseKeyEvent(WatchEvent event) {
         Claim claim = claims.get(EtcdBytes.text(event.getKeyValue().getKey()));
-        if (claim != null && !(event.getEventType() == WatchEvent.EventType.PUT && stands(claim, event.getKeyValue()))) {
+        // An event older than the claim (say, the deletion of the key's previous incarnation,
+        // delivered late) says nothing about the claim.
+        if (claim == null || event.getKeyValue().getModRevision() < claim.epoch()) {
+            return;
+        }
+        if (!(event.getEventType() == WatchEvent.EventType.PUT && stands(claim, event.getKeyValue()))) {
             LOG.warn("broker {} lost {} (epoch {}): the key was {}", brokerId, claim.key(), claim.epoch(),
                     event.getEventType() == WatchEvent.EventType.DELETE ? "deleted" : "overwritten");
             drop(claim);

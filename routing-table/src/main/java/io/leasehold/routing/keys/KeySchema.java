@@ -50,25 +50,24 @@ public final class KeySchema {
         this.topics = normalized + "/topics/";
     }
 
-    /** The schema under {@value #DEFAULT_PREFIX}. */
-    public static KeySchema defaults() {
-        return new KeySchema(DEFAULT_PREFIX);
-    }
-
+    /** The normalized prefix, without a trailing '/'. */
     public String prefix() {
         return prefix;
     }
 
+    /** {@code P/partition-leases/{topic}/{partition}}; rejects illegal topic names and negative partitions. */
     public String partitionLeaseKey(String topic, int partition) {
         requireTopic(topic);
         requirePartition(partition);
         return partitionLeases + topic + "/" + partition;
     }
 
+    /** {@code P/partition-leases/}, the prefix of every partition lease key. */
     public String partitionLeasesPrefix() {
         return partitionLeases;
     }
 
+    /** {@code P/group-leases/{group}}; rejects an empty group id. */
     public String groupLeaseKey(String group) {
         if (group == null || group.isEmpty()) {
             throw new IllegalArgumentException("group id must not be empty");
@@ -76,10 +75,12 @@ public final class KeySchema {
         return groupLeases + group;
     }
 
+    /** {@code P/group-leases/}, the prefix of every group lease key. */
     public String groupLeasesPrefix() {
         return groupLeases;
     }
 
+    /** {@code P/brokers/{id}}; rejects negative ids. */
     public String brokerKey(int brokerId) {
         if (brokerId < 0) {
             throw new IllegalArgumentException("broker id must not be negative, got " + brokerId);
@@ -87,16 +88,19 @@ public final class KeySchema {
         return brokers + brokerId;
     }
 
+    /** {@code P/brokers/}, the prefix of every broker registration. */
     public String brokersPrefix() {
         return brokers;
     }
 
+    /** {@code P/topics/{topic}/partitions/{partition}/next_offset}, the persistent next offset. */
     public String nextOffsetKey(String topic, int partition) {
         requireTopic(topic);
         requirePartition(partition);
         return topics + topic + "/partitions/" + partition + "/next_offset";
     }
 
+    /** {@code P/topics/}, the prefix of the persistent per-topic keys. */
     public String topicsPrefix() {
         return topics;
     }

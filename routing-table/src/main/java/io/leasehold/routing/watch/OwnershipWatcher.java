@@ -17,9 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -75,11 +75,14 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         this.prefixes = List.of(keys.partitionLeasesPrefix(), keys.groupLeasesPrefix(), keys.brokersPrefix());
         this.loader = new RangeLoader(client.getKVClient(), REQUEST_TIMEOUT);
         this.applier = new EntryApplier(keys, new MalformedEntryLog());
-        this.worker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "leasehold-ownership-watcher");
             thread.setDaemon(true);
             return thread;
         });
+        // A reload scheduled for later must not hold up close().
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.worker = executor;
         this.inSyncAt = System.nanoTime();
         this.broken = true;
     }

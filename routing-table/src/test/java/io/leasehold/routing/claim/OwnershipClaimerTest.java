@@ -231,6 +231,25 @@ class OwnershipClaimerTest {
     }
 
     @Test
+    void lateEventsAboutAReleasedIncarnationDoNotCostTheNewClaim() throws Exception {
+        OwnershipClaimer claimer = claimer(client, 1);
+        RecordingListener heard = new RecordingListener();
+        claimer.addListener(heard);
+        Claim marker = won(claimer.claimPartition("marker", 0));
+        Claim first = won(claimer.claimPartition("orders", 9));
+
+        claimer.release(first).get(5, TimeUnit.SECONDS);
+        Claim second = won(claimer.claimPartition("orders", 9));
+        client.getKVClient().delete(EtcdBytes.of(marker.key())).get(5, TimeUnit.SECONDS);
+
+        // Events arrive in revision order: once the marker's deletion is heard, so was the release.
+        await().atMost(Duration.ofSeconds(5)).until(() -> heard.lost.contains(marker));
+        assertThat(second.epoch()).isGreaterThan(first.epoch());
+        assertThat(claimer.partitionClaim("orders", 9)).contains(second);
+        assertThat(heard.lost).containsExactly(first, marker);
+    }
+
+    @Test
     void releaseDeletesTheKeyAndTellsTheListeners() throws Exception {
         OwnershipClaimer claimer = claimer(client, 1);
         RecordingListener heard = new RecordingListener();

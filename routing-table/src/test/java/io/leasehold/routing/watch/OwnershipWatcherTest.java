@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import io.leasehold.routing.claim.Claim;
 import io.leasehold.routing.claim.ClaimResult;
 import io.leasehold.routing.claim.OwnershipClaimer;
@@ -104,13 +106,13 @@ class OwnershipWatcherTest {
     @Test
     void writesRacingTheInitialLoadAreNotLost() throws Exception {
         // Enough keys for a multi-page load, so writes land between pages and before the watch starts.
-        putAll(partitionKeys("preloaded", 25_000, "1"));
+        putAll(partitionKeys("preloaded", 15_000, "1"));
         List<CompletableFuture<?>> racing = new ArrayList<>();
         Thread writer = new Thread(() -> {
             for (int i = 0; i < 400; i++) {
                 racing.add(kv.put(EtcdBytes.of(keys.partitionLeaseKey("racing", i)), EtcdBytes.of("2")));
-                racing.add(kv.delete(EtcdBytes.of(keys.partitionLeaseKey("preloaded", i * 50))));
-                racing.add(kv.put(EtcdBytes.of(keys.partitionLeaseKey("preloaded", i * 50 + 1)), EtcdBytes.of("3")));
+                racing.add(kv.delete(EtcdBytes.of(keys.partitionLeaseKey("preloaded", i * 30))));
+                racing.add(kv.put(EtcdBytes.of(keys.partitionLeaseKey("preloaded", i * 30 + 1)), EtcdBytes.of("3")));
             }
         });
         writer.start();
@@ -120,11 +122,11 @@ class OwnershipWatcherTest {
         CompletableFuture.allOf(racing.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 
         Map<PartitionId, Ownership> truth = partitionsInEtcd();
-        assertThat(truth).hasSize(25_000);
+        assertThat(truth).hasSize(15_000);
         await().atMost(CONVERGE).untilAsserted(() -> assertThat(watcher.snapshot().partitions()).isEqualTo(truth));
         assertThat(watcher.snapshot().partitionOwner("racing", 399).brokerId()).isEqualTo(2);
-        assertThat(watcher.snapshot().partitionOwner("preloaded", 50)).isNull();
-        assertThat(watcher.snapshot().partitionOwner("preloaded", 51).brokerId()).isEqualTo(3);
+        assertThat(watcher.snapshot().partitionOwner("preloaded", 30)).isNull();
+        assertThat(watcher.snapshot().partitionOwner("preloaded", 31).brokerId()).isEqualTo(3);
     }
 
     @Test
@@ -240,16 +242,19 @@ class OwnershipWatcherTest {
         return entries;
     }
 
+    /** Writes in transactions of 128 puts (etcd's default limit), a few in flight at a time. */
     private void putAll(Map<String, String> entries) throws Exception {
-        List<CompletableFuture<?>> puts = new ArrayList<>();
-        for (Map.Entry<String, String> entry : entries.entrySet()) {
-            puts.add(kv.put(EtcdBytes.of(entry.getKey()), EtcdBytes.of(entry.getValue())));
-            if (puts.size() == 1000) {
-                CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-                puts.clear();
+        List<Op> ops = new ArrayList<>();
+        entries.forEach((key, value) -> ops.add(Op.put(EtcdBytes.of(key), EtcdBytes.of(value), PutOption.DEFAULT)));
+        List<CompletableFuture<?>> inFlight = new ArrayList<>();
+        for (int from = 0; from < ops.size(); from += 128) {
+            inFlight.add(kv.txn().Then(ops.subList(from, Math.min(ops.size(), from + 128)).toArray(Op[]::new)).commit());
+            if (inFlight.size() == 8) {
+                CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                inFlight.clear();
             }
         }
-        CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
     }
 
     private void put(String key, String value) throws Exception {
