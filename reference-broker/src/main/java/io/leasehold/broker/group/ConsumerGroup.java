@@ -384,7 +384,7 @@ final class ConsumerGroup {
 
     private static JoinGroupResponseData joinError(Errors error, String memberId) {
         return new JoinGroupResponseData().setErrorCode(error.code()).setMemberId(memberId).setGenerationId(-1)
-                .setProtocolName(null).setLeader("");
+                .setProtocolName("").setLeader("");
     }
 
     private static SyncGroupResponseData syncError(Errors error) {
