@@ -54,6 +54,19 @@ class KcatTest {
         assertThat(consumed.lines().toList()).containsExactlyElementsOf(expected);
     }
 
+    @Test
+    void kcatBalancedConsumerGroupReadsEveryPartition() throws Exception {
+        cluster.createTopic("kcat-group-topic", 3);
+        for (int partition = 0; partition < 3; partition++) {
+            kcat("p" + partition + "-a\np" + partition + "-b\n", "-P", "-t", "kcat-group-topic", "-p", Integer.toString(partition));
+        }
+
+        // librdkafka speaks older group protocol versions (JoinGroup v5, SyncGroup v3) than kafka-clients.
+        String consumed = kcat(null, "-G", "kcat-readers", "-o", "beginning", "-e", "-f", "%s\n", "kcat-group-topic");
+
+        assertThat(consumed.lines().toList()).containsExactlyInAnyOrder("p0-a", "p0-b", "p1-a", "p1-b", "p2-a", "p2-b");
+    }
+
     private String kcat(String stdin, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("kcat", "-b", BrokerCluster.bootstrap(broker), "-m", "10"));
         command.addAll(List.of(args));

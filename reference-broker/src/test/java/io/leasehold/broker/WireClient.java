@@ -43,6 +43,24 @@ final class WireClient implements AutoCloseable {
         write(api, (short) version, request);
     }
 
+    /** Sends the request and reads the body in {@code responseVersion} (ApiVersions errors come back in v0). */
+    <T extends ApiMessage> T send(ApiKeys api, int version, ApiMessage request, int responseVersion, Class<T> responseType)
+            throws IOException {
+        write(api, (short) version, request);
+        return responseType.cast(read(api, (short) responseVersion));
+    }
+
+    /** Writes bytes as they are, for malformed-input tests. */
+    void sendRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Whether the broker closed the connection (the next read sees end of stream). */
+    boolean closedByBroker() throws IOException {
+        return in.read() < 0;
+    }
+
     private void write(ApiKeys api, short version, ApiMessage request) throws IOException {
         RequestHeader header = new RequestHeader(api, version, "wire-test", ++correlationId);
         ObjectSerializationCache cache = new ObjectSerializationCache();

@@ -23,7 +23,8 @@ final class ApiVersionsService {
     /** Version used to ask backends: carries the feature levels, and every broker since Kafka 2.4 speaks it. */
     private static final short BACKEND_QUERY_VERSION = 3;
 
-    private record Known(ApiVersionsResponseData response, long fetchedAtNanos) {
+    /** The backend's answer, already intersected with what the proxy serves. */
+    private record Known(ApiVersionsResponseData answer, long fetchedAtNanos) {
     }
 
     private final BackendSession backends;
@@ -44,9 +45,9 @@ final class ApiVersionsService {
         this.maxAgeNanos = maxAge.toNanos();
     }
 
-    /** The answer to a client's ApiVersions request. */
+    /** The answer to a client's ApiVersions request; shared, so callers must not modify it. */
     CompletableFuture<ApiVersionsResponseData> answer() {
-        return backendVersions().thenApply(this::intersect);
+        return knownAnswer();
     }
 
     /** The answer for a client that asked in a version the proxy cannot read (sent as v0). */
@@ -91,15 +92,15 @@ final class ApiVersionsService {
                 .setFinalizedFeaturesEpoch(backend.finalizedFeaturesEpoch());
     }
 
-    private CompletableFuture<ApiVersionsResponseData> backendVersions() {
+    private CompletableFuture<ApiVersionsResponseData> knownAnswer() {
         Known current = known.get();
         if (current != null && System.nanoTime() - current.fetchedAtNanos() < maxAgeNanos) {
-            return CompletableFuture.completedFuture(current.response());
+            return CompletableFuture.completedFuture(current.answer());
         }
         CompletableFuture<ApiVersionsResponseData> mine = new CompletableFuture<>();
         CompletableFuture<ApiVersionsResponseData> running = refreshing.compareAndExchange(null, mine);
         if (running != null) {
-            return current != null ? CompletableFuture.completedFuture(current.response()) : running;
+            return current != null ? CompletableFuture.completedFuture(current.answer()) : running;
         }
         ApiVersionsRequestData request = new ApiVersionsRequestData()
                 .setClientSoftwareName("leasehold-proxy").setClientSoftwareVersion("1");
@@ -113,20 +114,20 @@ final class ApiVersionsService {
                             throw new IllegalStateException("backend answered ApiVersions with "
                                     + Errors.forCode(response.errorCode()));
                         }
-                        return response;
+                        return intersect(response);
                     } finally {
                         frame.release();
                     }
                 })
-                .whenComplete((response, error) -> {
+                .whenComplete((answer, error) -> {
                     refreshing.set(null);
                     if (error != null) {
                         mine.completeExceptionally(error);
                     } else {
-                        known.set(new Known(response, System.nanoTime()));
-                        mine.complete(response);
+                        known.set(new Known(answer, System.nanoTime()));
+                        mine.complete(answer);
                     }
                 });
-        return current != null ? CompletableFuture.completedFuture(current.response()) : mine;
+        return current != null ? CompletableFuture.completedFuture(current.answer()) : mine;
     }
 }

@@ -90,9 +90,14 @@ final class GroupRouter {
                 }
                 throw new IllegalStateException(Failures.unwrap(error));
             }
-            AbstractResponse parsed = AbstractResponse.parseResponse(frame.apiKey(),
-                    new ByteBufferAccessor(KafkaMessages.responseBody(response, frame.apiKey(), frame.version())),
-                    frame.version());
+            AbstractResponse parsed;
+            try {
+                parsed = AbstractResponse.parseResponse(frame.apiKey(), new ByteBufferAccessor(
+                        KafkaMessages.responseBody(response, frame.apiKey(), frame.version())), frame.version());
+            } catch (RuntimeException e) {
+                response.release();
+                throw e;
+            }
             if (!parsed.errorCounts().containsKey(Errors.NOT_COORDINATOR)) {
                 return new Attempt(response, false, deadline);
             }

@@ -208,13 +208,13 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return new Attempt<T, E>(List.of(), KafkaMessages.withResponseCorrelationId(response,
                         frame.correlationId()), deadlineNanos);
             }
-            R decoded = KafkaMessages.decodeResponse(response, api.apiKey(), frame.version());
-            List<Entry<T, E>> retry = absorb(decoded, routed);
-            if (retry.isEmpty()) {
+            responseFrames.add(response);
+            List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()),
+                    routed);
+            if (retry.isEmpty() && responseFrames.remove(response)) {
                 return new Attempt<T, E>(List.of(), KafkaMessages.withResponseCorrelationId(response,
                         frame.correlationId()), deadlineNanos);
             }
-            responseFrames.add(response);
             return new Attempt<>(retry, null, deadlineNanos);
         });
     }

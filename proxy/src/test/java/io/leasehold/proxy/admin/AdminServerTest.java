@@ -134,6 +134,16 @@ class AdminServerTest {
     }
 
     @Test
+    void headAnswersWithHeadersOnly() throws Exception {
+        HttpResponse<String> head = http.send(HttpRequest.newBuilder(uri("/healthz"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.headers().firstValue("content-length")).hasValue("5");
+        assertThat(head.body()).isEmpty();
+    }
+
+    @Test
     void servesManyRequestsOverKeptAliveConnections() throws Exception {
         routes.loaded(RoutingSnapshot.empty());
         for (int i = 0; i < 20; i++) {

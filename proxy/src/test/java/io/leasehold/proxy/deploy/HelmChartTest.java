@@ -13,9 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -206,7 +209,7 @@ class HelmChartTest {
         ProxyConfig.Etcd etcd = chart.proxyConfig().etcd();
         JsonNode container = chart.proxyContainer();
 
-        Map<Path, String> secretFiles = new java.util.HashMap<>();
+        Map<Path, String> secretFiles = new HashMap<>();
         for (JsonNode volume : chart.podSpec().path("volumes")) {
             if (volume.has("secret")) {
                 Path dir = Path.of(mount(container, volume.path("name").asText()).path("mountPath").asText());
@@ -304,6 +307,30 @@ class HelmChartTest {
         String notes = install.stdout().substring(install.stdout().indexOf("NOTES:"));
         assertThat(notes).contains("Kafka clients bootstrap to:\n\n  " + bootstrap + "\n").contains(howTo)
                 .contains("/readyz");
+    }
+
+    @Test
+    void chartAlertsAreTheOnesTheOperationsGuideExplains() throws Exception {
+        String guide = Files.readString(tools.repo().resolve("docs/operations.md"));
+        Matcher block = Pattern.compile("```yaml\n(groups:.*?)```", Pattern.DOTALL).matcher(guide);
+        assertThat(block.find()).as("alert rules in docs/operations.md").isTrue();
+        JsonNode documented = tools.documents(block.group(1)).get(0).path("groups").get(0).path("rules");
+        RenderedChart chart = render("external-secure-values.yaml");
+
+        JsonNode rendered = chart.only("PrometheusRule").path("spec").path("groups").get(0).path("rules");
+
+        assertThat(rendered).hasSameSizeAs(documented).hasSizeGreaterThan(5);
+        for (int i = 0; i < documented.size(); i++) {
+            JsonNode doc = documented.get(i);
+            JsonNode rule = rendered.get(i);
+            assertThat(rule.path("alert")).isEqualTo(doc.path("alert"));
+            assertThat(rule.path("for")).isEqualTo(doc.path("for"));
+            assertThat(rule.path("labels")).isEqualTo(doc.path("labels"));
+            String docExpr = doc.path("expr").asText().replace("deployment=~\".*leasehold-proxy.*\"",
+                    "namespace=\"kafka\", deployment=\"lh-leasehold-proxy\"");
+            assertThat(rule.path("expr").asText().strip()).as(doc.path("alert").asText()).isEqualTo(docExpr.strip());
+        }
+        assertThat(render("defaults").all("PrometheusRule")).isEmpty();
     }
 
     @Test

@@ -101,7 +101,8 @@ public final class MetadataHandler implements ApiHandler {
     }
 
     private static Answer error(String name, Uuid id, Errors error) {
-        return new Answer(null, new MetadataResponseTopic().setName(name).setTopicId(id).setErrorCode(error.code())
+        // A topic asked for by id has no name to echo; names are only nullable from v12 on.
+        return new Answer(null, new MetadataResponseTopic().setName(name == null ? "" : name).setTopicId(id).setErrorCode(error.code())
                 .setTopicAuthorizedOperations(NO_AUTHORIZED_OPERATIONS));
     }
 

@@ -1,7 +1,6 @@
 package io.leasehold.broker.group;
 
 import io.leasehold.broker.protocol.ApiHandler;
-import io.leasehold.broker.protocol.KafkaRequest;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

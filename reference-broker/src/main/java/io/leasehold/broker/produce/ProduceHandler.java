@@ -49,12 +49,14 @@ public final class ProduceHandler implements ApiHandler {
             CompletableFuture<Optional<TopicMeta>> meta = topics.find(topic.name());
             for (PartitionProduceData partition : topic.partitionData()) {
                 results.add(new PartitionResult(topic.name(), partition.index(),
-                        meta.thenCompose(found -> append(found, topic.name(), partition, acks, data.transactionalId()))));
+                        meta.thenCompose(found -> append(found, topic.name(), partition, acks, data.transactionalId()))
+                                .exceptionally(error -> AppendOutcome.failed(Errors.UNKNOWN_SERVER_ERROR,
+                                        topic.name() + "-" + partition.index() + ": " + error.getMessage()))));
             }
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(results.stream()
                 .map(PartitionResult::outcome).toArray(CompletableFuture[]::new));
-        return all.handle((ignored, error) -> acks == 0 ? null : response(results));
+        return all.thenApply(ignored -> acks == 0 ? null : response(results));
     }
 
     private CompletableFuture<AppendOutcome> append(Optional<TopicMeta> meta, String topic, PartitionProduceData partition,
@@ -92,9 +94,7 @@ public final class ProduceHandler implements ApiHandler {
                 topic = new TopicProduceResponse().setName(result.topic());
                 response.responses().add(topic);
             }
-            AppendOutcome outcome = result.outcome().isCompletedExceptionally()
-                    ? AppendOutcome.failed(Errors.UNKNOWN_SERVER_ERROR, "append failed")
-                    : result.outcome().join();
+            AppendOutcome outcome = result.outcome().join();
             topic.partitionResponses().add(new PartitionProduceResponse()
                     .setIndex(result.partition())
                     .setErrorCode(outcome.error().code())

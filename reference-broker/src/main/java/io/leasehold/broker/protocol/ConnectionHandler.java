@@ -69,7 +69,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         busy = true;
         dispatcher.dispatch(next, clientHost).whenComplete((response, error) -> ctx.executor().execute(() -> {
             if (error != null) {
-                LOG.warn("closing connection from {}: {}", clientHost, error.getMessage());
+                if (error instanceof RequestDispatcher.ProtocolViolation) {
+                    LOG.warn("closing connection from {}: {}", clientHost, error.getMessage());
+                } else {
+                    LOG.error("closing connection from {}: the response could not be built", clientHost, error);
+                }
                 queued.clear();
                 ctx.close();
                 return;

@@ -1,0 +1,133 @@
+package io.leasehold.proxy.frontend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A connection stops being read while its in-flight limit is reached, and resumes when answers go out. */
+class FrontendBackpressureTest {
+    private static final int MAX_IN_FLIGHT = 4;
+    private static final int REQUESTS = 100;
+    /** Each request carries a 16 KiB client id, so a single socket read holds only a few of them. */
+    private static final String LONG_CLIENT_ID = "c".repeat(16 * 1024);
+
+    private final List<CompletableFuture<ByteBuf>> held = Collections.synchronizedList(new ArrayList<>());
+    private final List<RequestFrame> requests = Collections.synchronizedList(new ArrayList<>());
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private FrontendServer server;
+    private int port;
+
+    @BeforeEach
+    void start() throws InterruptedException {
+        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        RequestHandler holding = (request, client) -> {
+            CompletableFuture<ByteBuf> answer = new CompletableFuture<>();
+            requests.add(request);
+            held.add(answer);
+            return answer;
+        };
+        server = new FrontendServer("127.0.0.1", 0, boss, workers, holding,
+                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
+                new ProxyMetrics(new SimpleMeterRegistry()),
+                new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT));
+        port = server.start().getPort();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        synchronized (requests) {
+            requests.forEach(RequestFrame::release);
+        }
+    }
+
+    private static byte[] apiVersionsFrame(int correlationId) {
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.API_VERSIONS, (short) 0,
+                LONG_CLIENT_ID, new ApiVersionsRequestData());
+        try {
+            KafkaMessages.withRequestCorrelationId(request, correlationId);
+            int length = request.readableBytes();
+            byte[] bytes = new byte[4 + length];
+            request.getBytes(request.readerIndex(), bytes, 4, length);
+            bytes[0] = (byte) (length >>> 24);
+            bytes[1] = (byte) (length >>> 16);
+            bytes[2] = (byte) (length >>> 8);
+            bytes[3] = (byte) length;
+            return bytes;
+        } finally {
+            request.release();
+        }
+    }
+
+    private void answerOldestHeld() {
+        int index;
+        synchronized (held) {
+            index = (int) held.stream().filter(CompletableFuture::isDone).count();
+        }
+        RequestFrame request = requests.get(index);
+        held.get(index).complete(KafkaMessages.encodeResponse(ByteBufAllocator.DEFAULT, ApiKeys.API_VERSIONS,
+                (short) 0, request.correlationId(), new ApiVersionsResponseData()));
+    }
+
+    @Test
+    void stopsReadingAtTheInFlightLimitAndResumesAsAnswersLeave() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < REQUESTS; i++) {
+                        socket.getOutputStream().write(apiVersionsFrame(i));
+                    }
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            writer.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> held.size() >= MAX_IN_FLIGHT);
+            // Reading has stopped: beyond the limit, only what one socket read had already
+            // brought in is handled, far from everything the client sent.
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+                    .until(() -> held.size() < REQUESTS / 4);
+
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            for (int expected = 0; expected < REQUESTS; expected++) {
+                int next = expected;
+                await().pollInterval(Duration.ofMillis(2)).atMost(Duration.ofSeconds(5)).until(() -> held.size() > next);
+                answerOldestHeld();
+                int length = in.readInt();
+                assertThat(in.readInt()).as("answers in request order").isEqualTo(expected);
+                in.skipNBytes(length - 4);
+            }
+            writer.join(5_000);
+        }
+    }
+}
