@@ -97,12 +97,6 @@ public final class Comparison {
         return successful(target).stream().mapToLong(m -> m.result().errors()).sum();
     }
 
-    /** Failure messages of runs that did not complete, e.g. because the proxy refused a request. */
-    public List<String> failures(Target target) {
-        return measurements.stream().filter(m -> m.target() == target && !m.succeeded())
-                .map(m -> "round " + m.round() + ": " + m.failure()).toList();
-    }
-
     public boolean hasLatency() {
         return measurements.stream().anyMatch(m -> m.succeeded() && m.result().hasLatency());
     }

@@ -66,14 +66,21 @@ public final class MarkdownTables {
         return out.toString();
     }
 
-    /** Runs that did not complete, listed so that a missing figure is never silent. */
+    /**
+     * Runs that did not complete, and runs in which records failed, listed so that a missing or
+     * flattering figure is never silent.
+     */
     public static String failures(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder();
         for (Comparison c : comparisons) {
-            for (Target target : Target.values()) {
-                for (String failure : c.failures(target)) {
-                    out.append("- ").append(c.suite()).append(' ').append(c.kind()).append(' ').append(c.label())
-                            .append(", ").append(target.label()).append(", ").append(failure).append('\n');
+            String name = "- " + c.suite() + ' ' + c.kind() + ' ' + c.label() + ", ";
+            for (Measurement m : c.measurements()) {
+                String run = name + m.target().label() + ", round " + m.round() + ": ";
+                if (!m.succeeded()) {
+                    out.append(run).append(m.failure()).append('\n');
+                } else if (m.result().errors() > 0) {
+                    out.append(run).append(m.result().errors()).append(" records failed, first: ")
+                            .append(m.result().firstError()).append('\n');
                 }
             }
         }

@@ -21,6 +21,9 @@ public final class RawCsv {
                             m.result().megabytesPerSecond(), m.result().recordsPerSecond(),
                             m.result().latencyMillis(50), m.result().latencyMillis(99), m.result().latencyMillis(99.9),
                             m.result().errors(), m.proxyCpuSeconds(), m.proxyRssBytes() / 1048576.0));
+                    if (m.result().firstError() != null) {
+                        out.append('"').append(m.result().firstError().replace('"', '\'')).append('"');
+                    }
                 } else {
                     out.append(",,,,,,,,\"").append(m.failure().replace('"', '\'')).append('"');
                 }
