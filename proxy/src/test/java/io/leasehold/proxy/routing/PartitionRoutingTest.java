@@ -78,44 +78,6 @@ class PartitionRoutingTest {
         }
     }
 
-    /** A routing table whose snapshot the test controls; records invalidations. */
-    private static final class ControlledTable implements RoutingTable {
-        final AtomicReference<RoutingSnapshot> current = new AtomicReference<>();
-        final List<String> invalidations = Collections.synchronizedList(new ArrayList<>());
-        volatile RoutingSnapshot afterInvalidation;
-
-        @Override
-        public RoutingSnapshot snapshot() {
-            return current.get();
-        }
-
-        @Override
-        public boolean isLoaded() {
-            return true;
-        }
-
-        @Override
-        public Duration staleness() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
-            invalidations.add(topic + "-" + partition + "@" + rejected);
-            current.set(afterInvalidation);
-            return true;
-        }
-
-        @Override
-        public boolean invalidateGroup(String group, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public void addListener(Consumer<RoutingSnapshot> listener) {
-        }
-    }
-
     private EventLoopGroup group;
     private final OwningBroker brokerA = new OwningBroker();
     private final OwningBroker brokerB = new OwningBroker();
@@ -164,7 +126,7 @@ class PartitionRoutingTest {
     void splitsByOwnerRetriesOnlyTheRejectedPartitionOnItsNewOwnerAndMerges() throws Exception {
         // t-0 is A's; the snapshot still says t-1 is B's, but A has taken it over.
         brokerA.owned.addAll(Set.of(0, 1));
-        ControlledTable table = new ControlledTable();
+        SwitchingRoutes table = new SwitchingRoutes();
         Ownership staleB = new Ownership(2, 7);
         table.current.set(RoutingSnapshot.builder().broker(addressA).broker(addressB)
                 .partition("t", 0, new Ownership(1, 5)).partition("t", 1, staleB).build());
@@ -208,7 +170,7 @@ class PartitionRoutingTest {
         try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             deadPort = closed.getLocalPort();
         }
-        ControlledTable table = new ControlledTable();
+        SwitchingRoutes table = new SwitchingRoutes();
         table.current.set(RoutingSnapshot.builder().broker(addressA)
                 .broker(new BrokerAddress(3, "127.0.0.1", deadPort, null)).build());
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(table, List.of()),
