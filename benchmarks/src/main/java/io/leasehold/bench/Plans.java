@@ -29,11 +29,11 @@ final class Plans {
         if (quick) {
             return new Plan(1, timing(500, 1500),
                     List.of(w(1, KIB, "1", 5), w(4, KIB, "1", 5)),
-                    List.of(),
+                    List.of(w(2, 10 * KIB, "all", 0)),
                     List.of(w(1, KIB, "1", 0)),
                     KIB, 32L << 20, Duration.ofSeconds(20), 8, KAFKA_BUFFER);
         }
-        return new Plan(3, timing(1000, 4000),
+        return new Plan(3, timing(1000, 3000),
                 List.of(w(1, KIB, "1", 5), w(2, KIB, "1", 5), w(4, KIB, "1", 5), w(8, KIB, "1", 5)),
                 List.of(w(4, 100, "1", 5), w(4, 10 * KIB, "1", 5),
                         w(1, KIB, "1", 0), w(4, KIB, "1", 0),

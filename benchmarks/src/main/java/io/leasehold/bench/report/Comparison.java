@@ -89,6 +89,17 @@ public final class Comparison {
         return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
     }
 
+    /** The brokers' CPU seconds per 10^9 payload bytes in the runs against {@code target}. */
+    public Optional<Double> brokerCpuSecondsPerGigabyte(Target target) {
+        double cpu = 0;
+        double bytes = 0;
+        for (Measurement m : successful(target)) {
+            cpu += m.brokerCpuSeconds();
+            bytes += m.result().totalPayloadBytes();
+        }
+        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+    }
+
     public long maxProxyRssBytes() {
         return successful(Target.PROXY).stream().mapToLong(Measurement::proxyRssBytes).max().orElse(0);
     }

@@ -146,32 +146,48 @@ public final class SuiteRunner {
                     progress.println(describe(kind, label, measurement));
                 }
             }
+            requireDirectProgress(comparison);
             return comparison;
         }
 
-        private Measurement measure(Target target, int round, Function<String, LoadResult> load) {
-            if (proxy.isEmpty()) {
-                if (target == Target.PROXY) {
-                    return Measurement.failed(target, round, whyNoProxy);
-                }
-                try {
-                    return new Measurement(target, round, load.apply(bootstrap(target)), 0, 0, null);
-                } catch (RuntimeException e) {
-                    return Measurement.failed(target, round, Failures.describe(e));
-                }
+        /**
+         * Stops the suite when the backend itself moved nothing: every further configuration would
+         * only wait out its timeouts, and there is no baseline to compare the proxy with.
+         */
+        private void requireDirectProgress(Comparison comparison) {
+            List<Measurement> direct = comparison.measurements().stream()
+                    .filter(m -> m.target() == Target.DIRECT).toList();
+            if (direct.stream().noneMatch(m -> m.succeeded() && m.result().records() > 0)) {
+                String why = direct.stream().map(m -> m.succeeded() ? m.result().firstError() : m.failure())
+                        .filter(reason -> reason != null).findFirst().orElse("no records acknowledged");
+                throw new IllegalStateException("the " + backend.name() + " backend moved no records directly in "
+                        + comparison.label() + ": " + why);
             }
-            if (!proxy.get().isAlive()) {
+        }
+
+        private Measurement measure(Target target, int round, Function<String, LoadResult> load) {
+            if (target == Target.PROXY && proxy.isEmpty()) {
+                return Measurement.failed(target, round, whyNoProxy);
+            }
+            if (proxy.isPresent() && !proxy.get().isAlive()) {
                 return Measurement.failed(target, round, "proxy process is not running");
             }
-            ProcessStats stats = proxyStats.orElseThrow();
-            ProcessStats.Sample before = stats.sample();
+            double brokerCpuBefore = brokerCpuSeconds();
+            Optional<ProcessStats.Sample> before = proxyStats.map(ProcessStats::sample);
             try {
                 LoadResult result = load.apply(bootstrap(target));
-                ProcessStats.Sample after = stats.sample();
-                return new Measurement(target, round, result, after.cpuSecondsSince(before), after.rssBytes(), null);
+                Optional<ProcessStats.Sample> after = proxyStats.map(ProcessStats::sample);
+                double proxyCpu = after.isPresent() ? after.get().cpuSecondsSince(before.orElseThrow()) : 0;
+                long proxyRss = after.map(ProcessStats.Sample::rssBytes).orElse(0L);
+                return new Measurement(target, round, result, proxyCpu, proxyRss, brokerCpuSeconds() - brokerCpuBefore,
+                        null);
             } catch (RuntimeException e) {
                 return Measurement.failed(target, round, Failures.describe(e));
             }
+        }
+
+        private double brokerCpuSeconds() {
+            return backend.pids().stream().mapToDouble(pid -> new ProcessStats(pid).sample().cpuSeconds()).sum();
         }
 
         private String bootstrap(Target target) {
