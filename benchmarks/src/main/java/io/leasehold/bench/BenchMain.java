@@ -6,7 +6,7 @@ import io.leasehold.bench.cluster.ProxyInstance;
 import io.leasehold.bench.micro.JmhSuite;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.profile.HotMethods;
-import io.leasehold.bench.report.Comparison;
+import io.leasehold.bench.report.Failures;
 import io.leasehold.bench.suite.Backend;
 import io.leasehold.bench.suite.KafkaBackend;
 import io.leasehold.bench.suite.Plan;
@@ -93,8 +93,8 @@ public final class BenchMain {
             Backend backend = new KafkaBackend(broker, seeder);
             return runWithProxy(backend, plan, etcdEndpoint, List.of(broker.bootstrap()));
         } catch (RuntimeException e) {
-            out.println("[kafka] suite stopped: " + e);
-            return SuiteResult.failed("kafka", plan, List.of(), summary(e.toString()));
+            out.println("[kafka] suite stopped: " + Failures.describe(e));
+            return SuiteResult.failed("kafka", plan, List.of(), summary(Failures.describe(e)));
         }
     }
 
@@ -107,8 +107,8 @@ public final class BenchMain {
             return runWithProxy(new ReferenceBackend(cluster), plan, etcd.endpoint(),
                     List.of(cluster.bootstrapServers().split(",")));
         } catch (RuntimeException e) {
-            out.println("[reference] suite stopped: " + e);
-            return SuiteResult.failed("reference", plan, List.of(), summary(e.toString()));
+            out.println("[reference] suite stopped: " + Failures.describe(e));
+            return SuiteResult.failed("reference", plan, List.of(), summary(Failures.describe(e)));
         }
     }
 
@@ -123,20 +123,21 @@ public final class BenchMain {
             String why = "the proxy did not start: " + summary(e.getMessage());
             out.println("[" + backend.name() + "] " + e.getMessage());
             out.println("[" + backend.name() + "] measuring direct only");
-            List<Comparison> direct = new SuiteRunner(plan, out).run(backend, Optional.empty(), why);
-            return new SuiteResult(backend.name(), plan, direct, 0, why, null);
+            SuiteRunner.Outcome direct = new SuiteRunner(plan, out).run(backend, Optional.empty(), why);
+            String failure = direct.failure() == null ? why : why + "; then " + direct.failure();
+            return new SuiteResult(backend.name(), plan, direct.comparisons(), 0, failure, null);
         }
-        List<Comparison> comparisons;
+        SuiteRunner.Outcome outcome;
         long peakRss;
         String profile = null;
         try (proxy) {
-            comparisons = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
+            outcome = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
             peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
             if (options.profile()) {
                 profile = profileSummary(proxy, recording);
             }
         }
-        return new SuiteResult(backend.name(), plan, comparisons, peakRss, null, profile);
+        return new SuiteResult(backend.name(), plan, outcome.comparisons(), peakRss, outcome.failure(), profile);
     }
 
     private List<String> recordingOptions(Path recording) {

@@ -22,6 +22,13 @@ import java.util.stream.Collectors;
  * two brokers handing out one offset range is caught even when one segment shadows the other
  * and a consumer can only ever see one of them; the shadowed acknowledged records also show up
  * as missing.
+ *
+ * <p>With the reference broker's legacy mode ({@code --ownership none}) this is exactly what a
+ * read shows: both brokers index their segment under the same base offset and the later plain
+ * put wins, so one broker's acknowledged records vanish (missing, with their offsets claimed
+ * twice), and the partition's next offset flips between the brokers' counters, so a pass may be
+ * refused as out of range below offsets that were acknowledged (a read error). Offsets inside
+ * the end offset that no pass returns are gaps.
  */
 public final class OffsetAuditor {
 

@@ -142,6 +142,10 @@ public final class ReferenceBroker implements AutoCloseable {
                 .add(ApiKeys.OFFSET_COMMIT, 2, 8, offsetHandlers.offsetCommit())
                 .add(ApiKeys.OFFSET_FETCH, 1, 7, offsetHandlers.offsetFetch());
         claimer.registerBroker(self).get(30, TimeUnit.SECONDS);
+        if (options.ownership() == BrokerOptions.OwnershipMode.NONE) {
+            LOG.warn("broker {} writes partitions WITHOUT ownership (--ownership none): brokers sharing a partition "
+                    + "will hand out overlapping offsets; use this only to reproduce that bug", options.id());
+        }
         LOG.info("broker {} serving at {}:{} (ownership {}, data {}, etcd prefix '{}')", options.id(), options.host(),
                 port, options.ownership().name().toLowerCase(), options.dataDir(), options.prefix());
         return new ReferenceBroker(options, client, claimer, storageExecutor, scheduler, server, writers, self);

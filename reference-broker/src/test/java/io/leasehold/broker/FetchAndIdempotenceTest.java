@@ -107,6 +107,23 @@ class FetchAndIdempotenceTest {
         }
     }
 
+    @Test
+    void acksZeroProduceIsWrittenAndAnsweredWithNothing() throws Exception {
+        cluster.createTopic("fire-and-forget", 1);
+        try (WireClient client = new WireClient(first.port())) {
+            ProduceRequestData request = Produces.request("fire-and-forget", Map.of(0, Produces.records("x", "y")))
+                    .setAcks((short) 0);
+            client.sendOneWay(ApiKeys.PRODUCE, 9, request);
+
+            // The next answer on the connection belongs to the next request (the client checks correlation ids).
+            ListOffsetsRequestData latest = new ListOffsetsRequestData().setReplicaId(-1);
+            latest.topics().add(new ListOffsetsRequestData.ListOffsetsTopic().setName("fire-and-forget").setPartitions(List.of(
+                    new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(0).setTimestamp(-1))));
+            ListOffsetsResponseData offsets = client.send(ApiKeys.LIST_OFFSETS, 5, latest, ListOffsetsResponseData.class);
+            assertThat(offsets.topics().get(0).partitions().get(0).offset()).isEqualTo(2);
+        }
+    }
+
     private static ProduceResponseData.PartitionProduceResponse awaitAccepted(WireClient client, long pid, int sequence,
                                                                              String... values) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

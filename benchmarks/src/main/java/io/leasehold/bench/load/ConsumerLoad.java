@@ -58,7 +58,8 @@ public final class ConsumerLoad {
             }
             double seconds = (System.nanoTime() - firstAt) / 1e9;
             long missing = Math.max(0, records - count);
-            return new LoadResult(count, bytes, seconds, bytes, new Histogram(3), missing > 0 ? 1 : 0);
+            return new LoadResult(count, bytes, seconds, bytes, new Histogram(3), missing,
+                    missing > 0 ? "read " + count + " of " + records + " records within " + timeLimit : null);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.leasehold.bench.load;
 
+import io.leasehold.bench.report.Failures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -23,20 +24,26 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class ProducerLoad {
 
     private static final long MAX_LATENCY_MICROS = 120_000_000L;
-    /** Per-producer buffer.memory. */
-    public static final int BUFFER_BYTES = 4 << 20;
-
     private final Timing timing;
+    private final int bufferBytes;
 
-    public ProducerLoad(Timing timing) {
+    /**
+     * @param bufferBytes each producer's {@code buffer.memory}. At full speed a producer's queue is
+     *                    always full, so its latency is buffer / throughput (Little's law): a
+     *                    buffer well below the default 32 MiB keeps that in the range where a
+     *                    proxy's own delay is still visible next to it.
+     */
+    public ProducerLoad(Timing timing, int bufferBytes) {
         this.timing = timing;
+        this.bufferBytes = bufferBytes;
     }
 
     public LoadResult run(String bootstrap, String topic, ProducerWorkload workload) {
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
         try {
             for (int i = 0; i < workload.producers(); i++) {
-                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(properties(bootstrap, workload, i));
+                KafkaProducer<byte[], byte[]> producer =
+                        new KafkaProducer<>(properties(bootstrap, workload, i, bufferBytes));
                 producers.add(producer);
                 // Metadata before the clock starts: a schedule must not begin with a metadata round trip's backlog.
                 producer.partitionsFor(topic);
@@ -61,6 +68,7 @@ public final class ProducerLoad {
         long records = 0;
         long acked = 0;
         long errors = 0;
+        String firstError = null;
         for (ProducerThread thread : threads) {
             thread.awaitDone();
             if (thread.failure != null) {
@@ -70,26 +78,26 @@ public final class ProducerLoad {
             records += thread.stats.ackedInWindow;
             acked += thread.stats.acked;
             errors += thread.stats.errors;
+            if (firstError == null) {
+                firstError = thread.stats.firstError;
+            }
         }
         double seconds = timing.measure().toNanos() / 1e9;
         return new LoadResult(records, records * workload.recordBytes(), seconds, acked * workload.recordBytes(),
-                latency, errors);
+                latency, errors, firstError);
     }
 
-    private static Properties properties(String bootstrap, ProducerWorkload workload, int index) {
+    private static Properties properties(String bootstrap, ProducerWorkload workload, int index, int bufferBytes) {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ProducerConfig.ACKS_CONFIG, workload.acks());
         properties.put(ProducerConfig.LINGER_MS_CONFIG, Integer.toString(workload.lingerMs()));
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-producer-" + index);
-        // At full speed a producer's queue is always full, so its latency is buffer / throughput
-        // (Little's law). 4 MiB instead of the default 32 MiB keeps that in the range where a
-        // proxy's own delay is still visible next to it.
-        properties.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Integer.toString(BUFFER_BYTES));
+        properties.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Integer.toString(bufferBytes));
         // Bounded waits, so a backend or proxy that stops answering fails the run instead of hanging it.
-        properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
-        properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
+        properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000");
+        properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return properties;
@@ -107,6 +115,7 @@ public final class ProducerLoad {
         long ackedInWindow;
         long acked;
         long errors;
+        String firstError;
     }
 
     private static final class ProducerThread extends Thread {
@@ -177,7 +186,9 @@ public final class ProducerLoad {
         private void completed(long sentAt, Exception exception) {
             long now = System.nanoTime();
             if (exception != null) {
-                stats.errors++;
+                if (stats.errors++ == 0) {
+                    stats.firstError = Failures.describe(exception);
+                }
                 return;
             }
             stats.acked++;

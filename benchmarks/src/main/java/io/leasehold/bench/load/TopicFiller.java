@@ -39,6 +39,7 @@ public final class TopicFiller {
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "10");
         properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-filler");
+        properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
         properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return properties;

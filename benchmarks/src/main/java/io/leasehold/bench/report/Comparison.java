@@ -89,18 +89,23 @@ public final class Comparison {
         return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
     }
 
+    /** The brokers' CPU seconds per 10^9 payload bytes in the runs against {@code target}. */
+    public Optional<Double> brokerCpuSecondsPerGigabyte(Target target) {
+        double cpu = 0;
+        double bytes = 0;
+        for (Measurement m : successful(target)) {
+            cpu += m.brokerCpuSeconds();
+            bytes += m.result().totalPayloadBytes();
+        }
+        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+    }
+
     public long maxProxyRssBytes() {
         return successful(Target.PROXY).stream().mapToLong(Measurement::proxyRssBytes).max().orElse(0);
     }
 
     public long errors(Target target) {
         return successful(target).stream().mapToLong(m -> m.result().errors()).sum();
-    }
-
-    /** Failure messages of runs that did not complete, e.g. because the proxy refused a request. */
-    public List<String> failures(Target target) {
-        return measurements.stream().filter(m -> m.target() == target && !m.succeeded())
-                .map(m -> "round " + m.round() + ": " + m.failure()).toList();
     }
 
     public boolean hasLatency() {

@@ -13,8 +13,8 @@ public final class MarkdownTables {
     public static String produce(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder();
         out.append("| workload | direct MB/s | proxy MB/s | proxy/direct | direct p50 / p99 / p99.9 ms "
-                + "| added p50 ms | added p99 ms | added p99.9 ms | proxy CPU s/GB | errors d/p |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| added p50 ms | added p99 ms | added p99.9 ms | proxy CPU s/GB | broker CPU s/GB d/p | errors d/p |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Comparison c : comparisons) {
             out.append("| ").append(c.label())
                     .append(" | ").append(c.throughput(Target.DIRECT).format("%.1f"))
@@ -25,6 +25,7 @@ public final class MarkdownTables {
                     .append(" | ").append(c.addedLatency(99).format("%+.2f"))
                     .append(" | ").append(c.addedLatency(99.9).format("%+.2f"))
                     .append(" | ").append(cpu(c))
+                    .append(" | ").append(brokerCpu(c))
                     .append(" | ").append(c.errors(Target.DIRECT)).append('/').append(c.errors(Target.PROXY))
                     .append(" |\n");
         }
@@ -53,27 +54,35 @@ public final class MarkdownTables {
     /** Consumer fetch throughput. */
     public static String consume(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder();
-        out.append("| workload | direct MB/s | proxy MB/s | proxy/direct | proxy CPU s/GB |\n");
-        out.append("|---|---|---|---|---|\n");
+        out.append("| workload | direct MB/s | proxy MB/s | proxy/direct | proxy CPU s/GB | broker CPU s/GB d/p |\n");
+        out.append("|---|---|---|---|---|---|\n");
         for (Comparison c : comparisons) {
             out.append("| ").append(c.label())
                     .append(" | ").append(c.throughput(Target.DIRECT).format("%.1f"))
                     .append(" | ").append(c.throughput(Target.PROXY).format("%.1f"))
                     .append(" | ").append(c.throughputRatio().format("%.3f"))
                     .append(" | ").append(cpu(c))
+                    .append(" | ").append(brokerCpu(c))
                     .append(" |\n");
         }
         return out.toString();
     }
 
-    /** Runs that did not complete, listed so that a missing figure is never silent. */
+    /**
+     * Runs that did not complete, and runs in which records failed, listed so that a missing or
+     * flattering figure is never silent.
+     */
     public static String failures(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder();
         for (Comparison c : comparisons) {
-            for (Target target : Target.values()) {
-                for (String failure : c.failures(target)) {
-                    out.append("- ").append(c.suite()).append(' ').append(c.kind()).append(' ').append(c.label())
-                            .append(", ").append(target.label()).append(", ").append(failure).append('\n');
+            String name = "- " + c.suite() + ' ' + c.kind() + ' ' + c.label() + ", ";
+            for (Measurement m : c.measurements()) {
+                String run = name + m.target().label() + ", round " + m.round() + ": ";
+                if (!m.succeeded()) {
+                    out.append(run).append(m.failure()).append('\n');
+                } else if (m.result().errors() > 0) {
+                    out.append(run).append(m.result().errors()).append(" records failed, first: ")
+                            .append(m.result().firstError()).append('\n');
                 }
             }
         }
@@ -86,6 +95,12 @@ public final class MarkdownTables {
         }
         return String.format(Locale.ROOT, "%.2f / %.2f / %.2f", c.latency(target, 50).median(),
                 c.latency(target, 99).median(), c.latency(target, 99.9).median());
+    }
+
+    private static String brokerCpu(Comparison c) {
+        return c.brokerCpuSecondsPerGigabyte(Target.DIRECT).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
+                + " / "
+                + c.brokerCpuSecondsPerGigabyte(Target.PROXY).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a");
     }
 
     private static String cpu(Comparison c) {

@@ -3,6 +3,7 @@ package io.leasehold.bench.suite;
 import io.leasehold.bench.cluster.KafkaBroker;
 import io.leasehold.bench.cluster.OwnershipSeeder;
 import io.leasehold.routing.snapshot.BrokerAddress;
+import java.util.List;
 
 /**
  * A stock Kafka broker, registered in etcd and named owner of every partition of every topic the
@@ -27,6 +28,11 @@ public final class KafkaBackend implements Backend {
     @Override
     public String directBootstrap() {
         return broker.bootstrap();
+    }
+
+    @Override
+    public List<Long> pids() {
+        return List.of(broker.pid());
     }
 
     @Override

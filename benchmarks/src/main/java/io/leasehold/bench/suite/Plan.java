@@ -17,8 +17,9 @@ import java.util.List;
  * @param consumeBytes      payload bytes the consumer reads per run
  * @param consumeTimeLimit  upper bound of one consumer run
  * @param partitions        partitions of each topic
+ * @param producerBuffer    each producer's buffer.memory in bytes
  */
 public record Plan(int rounds, Timing timing, List<ProducerWorkload> scaling, List<ProducerWorkload> produce,
         List<ProducerWorkload> halfSaturation, int consumeRecordSize, long consumeBytes, Duration consumeTimeLimit,
-        int partitions) {
+        int partitions, int producerBuffer) {
 }

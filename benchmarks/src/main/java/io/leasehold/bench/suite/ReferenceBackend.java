@@ -1,5 +1,6 @@
 package io.leasehold.bench.suite;
 
+import io.leasehold.testing.BrokerProcess;
 import io.leasehold.testing.LocalCluster;
 import java.util.List;
 import java.util.Properties;
@@ -30,6 +31,11 @@ public final class ReferenceBackend implements Backend {
     @Override
     public String directBootstrap() {
         return cluster.bootstrapServers();
+    }
+
+    @Override
+    public List<Long> pids() {
+        return cluster.brokers().stream().filter(BrokerProcess::isAlive).map(b -> b.process().pid()).toList();
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.leasehold.bench.load.Timing;
 import io.leasehold.bench.load.TopicFiller;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.report.Comparison;
+import io.leasehold.bench.report.Failures;
 import io.leasehold.bench.report.Measurement;
 import io.leasehold.bench.report.Target;
 import java.io.PrintStream;
@@ -43,12 +44,26 @@ public final class SuiteRunner {
      * proxy run is recorded as failed with {@code whyNoProxy}, so the report shows the baseline and
      * says exactly what is missing.
      */
-    public List<Comparison> run(Backend backend, Optional<ProxyInstance> proxy, String whyNoProxy) {
-        Session session = new Session(backend, proxy, whyNoProxy);
+    public Outcome run(Backend backend, Optional<ProxyInstance> proxy, String whyNoProxy) {
+        List<Comparison> results = new ArrayList<>();
+        try {
+            runPlan(new Session(backend, proxy, whyNoProxy), backend, results);
+            return new Outcome(results, null);
+        } catch (RuntimeException e) {
+            String failure = Failures.describe(e);
+            progress.println("[" + backend.name() + "] suite stopped: " + failure);
+            return new Outcome(results, failure);
+        }
+    }
+
+    /** The comparisons measured, and why the plan stopped early (null if it did not). */
+    public record Outcome(List<Comparison> comparisons, String failure) {
+    }
+
+    private void runPlan(Session session, Backend backend, List<Comparison> results) {
         backend.createTopic(PRODUCE_TOPIC, plan.partitions());
         session.warmUp();
-        List<Comparison> results = new ArrayList<>();
-        ProducerLoad producers = new ProducerLoad(plan.timing());
+        ProducerLoad producers = new ProducerLoad(plan.timing(), plan.producerBuffer());
         for (ProducerWorkload workload : concat(plan.scaling(), plan.produce())) {
             results.add(session.compare("produce", workload.label(), workload.producers(),
                     bootstrap -> producers.run(bootstrap, PRODUCE_TOPIC, workload)));
@@ -77,7 +92,6 @@ public final class SuiteRunner {
             results.add(session.compare("consume", Sizes.label(plan.consumeRecordSize()) + " x1 consumer", 1,
                     bootstrap -> consumer.run(bootstrap, CONSUME_TOPIC, records)));
         }
-        return results;
     }
 
     private static Optional<Comparison> directMaximum(List<Comparison> results, ProducerWorkload workload) {
@@ -107,7 +121,7 @@ public final class SuiteRunner {
 
         /** A few seconds of traffic on both paths, not recorded, so the first measured round is not the JIT's. */
         void warmUp() {
-            ProducerLoad load = new ProducerLoad(new Timing(Duration.ZERO, Duration.ofSeconds(3)));
+            ProducerLoad load = new ProducerLoad(new Timing(Duration.ZERO, Duration.ofSeconds(3)), plan.producerBuffer());
             ProducerWorkload workload = new ProducerWorkload(2, 1024, "1", 5, 0);
             for (Target target : Target.values()) {
                 if (target == Target.PROXY && proxy.isEmpty()) {
@@ -132,32 +146,48 @@ public final class SuiteRunner {
                     progress.println(describe(kind, label, measurement));
                 }
             }
+            requireDirectProgress(comparison);
             return comparison;
         }
 
-        private Measurement measure(Target target, int round, Function<String, LoadResult> load) {
-            if (proxy.isEmpty()) {
-                if (target == Target.PROXY) {
-                    return Measurement.failed(target, round, whyNoProxy);
-                }
-                try {
-                    return new Measurement(target, round, load.apply(bootstrap(target)), 0, 0, null);
-                } catch (RuntimeException e) {
-                    return Measurement.failed(target, round, rootMessage(e));
-                }
+        /**
+         * Stops the suite when the backend itself moved nothing: every further configuration would
+         * only wait out its timeouts, and there is no baseline to compare the proxy with.
+         */
+        private void requireDirectProgress(Comparison comparison) {
+            List<Measurement> direct = comparison.measurements().stream()
+                    .filter(m -> m.target() == Target.DIRECT).toList();
+            if (direct.stream().noneMatch(m -> m.succeeded() && m.result().records() > 0)) {
+                String why = direct.stream().map(m -> m.succeeded() ? m.result().firstError() : m.failure())
+                        .filter(reason -> reason != null).findFirst().orElse("no records acknowledged");
+                throw new IllegalStateException("the " + backend.name() + " backend moved no records directly in "
+                        + comparison.label() + ": " + why);
             }
-            if (!proxy.get().isAlive()) {
+        }
+
+        private Measurement measure(Target target, int round, Function<String, LoadResult> load) {
+            if (target == Target.PROXY && proxy.isEmpty()) {
+                return Measurement.failed(target, round, whyNoProxy);
+            }
+            if (proxy.isPresent() && !proxy.get().isAlive()) {
                 return Measurement.failed(target, round, "proxy process is not running");
             }
-            ProcessStats stats = proxyStats.orElseThrow();
-            ProcessStats.Sample before = stats.sample();
+            double brokerCpuBefore = brokerCpuSeconds();
+            Optional<ProcessStats.Sample> before = proxyStats.map(ProcessStats::sample);
             try {
                 LoadResult result = load.apply(bootstrap(target));
-                ProcessStats.Sample after = stats.sample();
-                return new Measurement(target, round, result, after.cpuSecondsSince(before), after.rssBytes(), null);
+                Optional<ProcessStats.Sample> after = proxyStats.map(ProcessStats::sample);
+                double proxyCpu = after.isPresent() ? after.get().cpuSecondsSince(before.orElseThrow()) : 0;
+                long proxyRss = after.map(ProcessStats.Sample::rssBytes).orElse(0L);
+                return new Measurement(target, round, result, proxyCpu, proxyRss, brokerCpuSeconds() - brokerCpuBefore,
+                        null);
             } catch (RuntimeException e) {
-                return Measurement.failed(target, round, rootMessage(e));
+                return Measurement.failed(target, round, Failures.describe(e));
             }
+        }
+
+        private double brokerCpuSeconds() {
+            return backend.pids().stream().mapToDouble(pid -> new ProcessStats(pid).sample().cpuSeconds()).sum();
         }
 
         private String bootstrap(Target target) {
@@ -179,17 +209,8 @@ public final class SuiteRunner {
             if (m.target() == Target.PROXY) {
                 line += String.format(Locale.ROOT, "  proxy cpu %.1f s", m.proxyCpuSeconds());
             }
-            return prefix + line + (r.errors() > 0 ? "  errors " + r.errors() : "");
+            return prefix + line + (r.errors() > 0 ? "  errors " + r.errors() + ", first: " + r.firstError() : "");
         }
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        StringBuilder message = new StringBuilder(e.toString());
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-            message.append(" <- ").append(root);
-        }
-        return message.toString();
-    }
 }

@@ -80,6 +80,11 @@ final class ChartTools {
         return helm(args.toArray(String[]::new));
     }
 
+    /** Runs any command in the repository directory. */
+    CommandResult run(List<String> command, String stdin) {
+        return run(command, stdin, repo);
+    }
+
     /** Runs the Kubernetes schema validator on multi-document YAML. */
     CommandResult validate(String manifests) {
         return run(List.of(repo.resolve("scripts/validate-manifests").toString()), manifests, repo);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.proxy.config.ProxyConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -84,6 +85,35 @@ class HelmChartTest {
         JsonNode configMount = mount(chart.proxyContainer(), "config");
         assertThat(chart.proxyContainer().path("args").toString())
                 .isEqualTo("[\"--config\",\"" + configMount.path("mountPath").asText() + "\"]");
+    }
+
+    @ParameterizedTest
+    @MethodSource("valueSets")
+    void proxyCommandLineValidatesTheRenderedConfig(String valueSet, @TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("proxy.yaml"), render(valueSet).configText());
+
+        CommandResult accepted = validateWithProxyMain(file);
+
+        assertThat(accepted.succeeded()).as(accepted.describe()).isTrue();
+        assertThat(accepted.stdout()).contains("OK " + file);
+    }
+
+    @Test
+    void proxyCommandLineRejectsABrokenRenderedConfigNamingTheKey(@TempDir Path dir) throws Exception {
+        String broken = render("defaults").configText().replace("maxConnections: 10000", "maxConnections: lots");
+        Path file = Files.writeString(dir.resolve("proxy.yaml"), broken);
+
+        CommandResult rejected = validateWithProxyMain(file);
+
+        assertThat(rejected.exitCode()).isEqualTo(1);
+        assertThat(rejected.stderr()).contains(file + ": limits.maxConnections: expected an integer");
+    }
+
+    /** Runs {@code io.leasehold.proxy.Main --validate-config} as its own JVM, as the image would. */
+    private static CommandResult validateWithProxyMain(Path file) {
+        return tools.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.leasehold.proxy.Main",
+                "--validate-config", file.toString()), null);
     }
 
     @Test

@@ -411,6 +411,27 @@ class ProxyEndToEndTest {
     }
 
     @Test
+    void killingOneProxyLeavesTheOthersServingAndClientsBootstrapPastIt() throws Exception {
+        String topic = "proxy-kill-" + UUID.randomUUID();
+        createTopic(topic, 3);
+        ProxyProcess doomed = cluster.startProxy();
+        try (KafkaProducer<String, String> survivor = producer(proxy1.address(), Map.of());
+             KafkaProducer<String, String> victim = producer(doomed.address(), Map.of())) {
+            survivor.send(new ProducerRecord<>(topic, "before", "kill")).get(30, TimeUnit.SECONDS);
+            victim.send(new ProducerRecord<>(topic, "before", "kill")).get(30, TimeUnit.SECONDS);
+            doomed.kill();
+            for (int i = 0; i < 50; i++) {
+                survivor.send(new ProducerRecord<>(topic, "after", "kill-" + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+        // A client whose bootstrap list starts with the dead proxy gets through the next one.
+        try (KafkaProducer<String, String> late = producer(doomed.address() + "," + proxy2.address(), Map.of())) {
+            assertThat(late.send(new ProducerRecord<>(topic, "late", "joiner")).get(60, TimeUnit.SECONDS).offset())
+                    .isGreaterThanOrEqualTo(0);
+        }
+    }
+
+    @Test
     void gracefullyStoppedOwnerHandsItsPartitionsOverWithoutProducerErrors() throws Exception {
         String topic = "handover-" + UUID.randomUUID();
         createTopic(topic, 3);

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
-import io.leasehold.routing.watch.RoutingTable;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class OwnerRouterTest {
@@ -18,35 +16,9 @@ class OwnerRouterTest {
     private static final BrokerAddress B2 = new BrokerAddress(2, "127.0.0.1", 19092, null);
     private static final BrokerAddress B3 = new BrokerAddress(3, "127.0.0.1", 19093, null);
 
-    /** Serves one fixed snapshot. */
-    private record FixedTable(RoutingSnapshot snapshot) implements RoutingTable {
-        @Override
-        public boolean isLoaded() {
-            return true;
-        }
-
-        @Override
-        public Duration staleness() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public boolean invalidateGroup(String group, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public void addListener(Consumer<RoutingSnapshot> listener) {
-        }
-    }
 
     private static OwnerRouter router(RoutingSnapshot snapshot) {
-        return new OwnerRouter(new FixedTable(snapshot), List.of(new BrokerAddress(-1, "localhost", 9999, null)));
+        return new OwnerRouter(new FixedRoutes(snapshot), List.of(new BrokerAddress(-1, "localhost", 9999, null)));
     }
 
     @Test

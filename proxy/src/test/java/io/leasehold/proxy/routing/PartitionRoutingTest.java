@@ -15,21 +15,11 @@ import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.leasehold.routing.watch.RoutingTable;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,10 +29,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -58,81 +50,38 @@ import org.junit.jupiter.api.Test;
 class PartitionRoutingTest {
     private static final short VERSION = 9;
 
-    /** A broker that answers Produce, accepting only partitions in {@link #owned}. */
-    private static final class OwningBroker extends ChannelInboundHandlerAdapter {
+    /** Answers Produce like a lease-aware broker: only partitions in {@link #owned} are accepted. */
+    private static final class OwningBroker implements Function<ApiMessage, ApiMessage> {
         final Set<Integer> owned = ConcurrentHashMap.newKeySet();
         final List<List<Integer>> received = Collections.synchronizedList(new ArrayList<>());
 
         @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-            RequestFrame frame = RequestFrame.parse((ByteBuf) msg);
-            try {
-                ProduceRequestData request = frame.decodeBody();
-                ProduceResponseData.TopicProduceResponseCollection topics =
-                        new ProduceResponseData.TopicProduceResponseCollection();
-                List<Integer> partitions = new ArrayList<>();
-                for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
-                    List<ProduceResponseData.PartitionProduceResponse> answers = new ArrayList<>();
-                    for (ProduceRequestData.PartitionProduceData p : topic.partitionData()) {
-                        partitions.add(p.index());
-                        answers.add(new ProduceResponseData.PartitionProduceResponse().setIndex(p.index())
-                                .setErrorCode(owned.contains(p.index()) ? 0 : Errors.NOT_LEADER_OR_FOLLOWER.code())
-                                .setBaseOffset(owned.contains(p.index()) ? 100 + p.index() : -1));
-                    }
-                    topics.add(new ProduceResponseData.TopicProduceResponse().setName(topic.name())
-                            .setPartitionResponses(answers));
+        public ApiMessage apply(ApiMessage body) {
+            ProduceRequestData request = (ProduceRequestData) body;
+            ProduceResponseData.TopicProduceResponseCollection topics =
+                    new ProduceResponseData.TopicProduceResponseCollection();
+            List<Integer> partitions = new ArrayList<>();
+            for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
+                List<ProduceResponseData.PartitionProduceResponse> answers = new ArrayList<>();
+                for (ProduceRequestData.PartitionProduceData p : topic.partitionData()) {
+                    partitions.add(p.index());
+                    boolean mine = owned.contains(p.index());
+                    answers.add(new ProduceResponseData.PartitionProduceResponse().setIndex(p.index())
+                            .setErrorCode(mine ? 0 : Errors.NOT_LEADER_OR_FOLLOWER.code())
+                            .setBaseOffset(mine ? 100 + p.index() : -1));
                 }
-                received.add(partitions);
-                ctx.writeAndFlush(KafkaMessages.encodeResponse(ctx.alloc(), ApiKeys.PRODUCE, frame.version(),
-                        frame.correlationId(), new ProduceResponseData().setResponses(topics)));
-            } finally {
-                frame.release();
+                topics.add(new ProduceResponseData.TopicProduceResponse().setName(topic.name())
+                        .setPartitionResponses(answers));
             }
-        }
-    }
-
-    /** A routing table whose snapshot the test controls; records invalidations. */
-    private static final class ControlledTable implements RoutingTable {
-        final AtomicReference<RoutingSnapshot> current = new AtomicReference<>();
-        final List<String> invalidations = Collections.synchronizedList(new ArrayList<>());
-        volatile RoutingSnapshot afterInvalidation;
-
-        @Override
-        public RoutingSnapshot snapshot() {
-            return current.get();
-        }
-
-        @Override
-        public boolean isLoaded() {
-            return true;
-        }
-
-        @Override
-        public Duration staleness() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
-            invalidations.add(topic + "-" + partition + "@" + rejected);
-            current.set(afterInvalidation);
-            return true;
-        }
-
-        @Override
-        public boolean invalidateGroup(String group, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public void addListener(Consumer<RoutingSnapshot> listener) {
+            received.add(partitions);
+            return new ProduceResponseData().setResponses(topics);
         }
     }
 
     private EventLoopGroup group;
-    private final List<Channel> servers = new ArrayList<>();
     private final OwningBroker brokerA = new OwningBroker();
     private final OwningBroker brokerB = new OwningBroker();
+    private final List<ScriptedBroker> servers = new ArrayList<>();
     private BrokerAddress addressA;
     private BrokerAddress addressB;
     private BackendSession session;
@@ -147,23 +96,15 @@ class PartitionRoutingTest {
     }
 
     private int listen(OwningBroker broker) throws InterruptedException {
-        Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4),
-                                new LengthFieldPrepender(4), broker);
-                    }
-                })
-                .bind("127.0.0.1", 0).sync().channel();
-        servers.add(channel);
-        return ((InetSocketAddress) channel.localAddress()).getPort();
+        ScriptedBroker server = new ScriptedBroker(group, broker);
+        servers.add(server);
+        return server.port();
     }
 
     @AfterEach
     void stop() {
         session.close();
-        servers.forEach(Channel::close);
+        servers.forEach(ScriptedBroker::close);
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
@@ -185,7 +126,7 @@ class PartitionRoutingTest {
     void splitsByOwnerRetriesOnlyTheRejectedPartitionOnItsNewOwnerAndMerges() throws Exception {
         // t-0 is A's; the snapshot still says t-1 is B's, but A has taken it over.
         brokerA.owned.addAll(Set.of(0, 1));
-        ControlledTable table = new ControlledTable();
+        SwitchingRoutes table = new SwitchingRoutes();
         Ownership staleB = new Ownership(2, 7);
         table.current.set(RoutingSnapshot.builder().broker(addressA).broker(addressB)
                 .partition("t", 0, new Ownership(1, 5)).partition("t", 1, staleB).build());
@@ -229,7 +170,7 @@ class PartitionRoutingTest {
         try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             deadPort = closed.getLocalPort();
         }
-        ControlledTable table = new ControlledTable();
+        SwitchingRoutes table = new SwitchingRoutes();
         table.current.set(RoutingSnapshot.builder().broker(addressA)
                 .broker(new BrokerAddress(3, "127.0.0.1", deadPort, null)).build());
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(table, List.of()),

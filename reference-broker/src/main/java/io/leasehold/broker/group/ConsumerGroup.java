@@ -183,7 +183,7 @@ final class ConsumerGroup {
         DescribedGroup described = new DescribedGroup()
                 .setGroupId(groupId)
                 .setErrorCode(Errors.NONE.code())
-                .setGroupState(state.label)
+                .setGroupState(stateLabel())
                 .setProtocolType(protocolType == null ? "" : protocolType)
                 .setProtocolData(state == State.STABLE && protocolName != null ? protocolName : "")
                 .setAuthorizedOperations(Integer.MIN_VALUE);
@@ -199,8 +199,9 @@ final class ConsumerGroup {
         return described;
     }
 
+    /** Kafka reports a group that never had members as Dead; a claim alone does not make it exist. */
     synchronized String stateLabel() {
-        return state.label;
+        return state == State.EMPTY && generation == 0 ? State.DEAD.label : state.label;
     }
 
     synchronized String protocolType() {

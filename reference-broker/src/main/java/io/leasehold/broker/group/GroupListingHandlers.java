@@ -50,6 +50,9 @@ public final class GroupListingHandlers {
             ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
             for (Map.Entry<String, ConsumerGroup> entry : coordinator.coordinated()) {
                 String state = entry.getValue().stateLabel();
+                if (state.equals("Dead")) {
+                    continue;
+                }
                 if (!data.statesFilter().isEmpty() && data.statesFilter().stream().noneMatch(state::equalsIgnoreCase)) {
                     continue;
                 }

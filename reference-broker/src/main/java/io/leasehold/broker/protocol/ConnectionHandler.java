@@ -89,6 +89,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        // The client is gone and cannot learn the outcome of what it queued: do not start it.
+        queued.clear();
+        super.channelInactive(ctx);
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.warn("connection from {} failed: {}", clientHost, cause.toString());
         ctx.close();

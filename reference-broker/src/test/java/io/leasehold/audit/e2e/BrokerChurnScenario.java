@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -97,9 +98,11 @@ final class BrokerChurnScenario {
     }
 
     /** Runs the auditor's command line on the journal file, reading through {@code bootstrap}; returns its exit code. */
-    static int auditWithCli(Path journal, String bootstrap) {
+    static int auditWithCli(Path journal, String bootstrap, String... moreFlags) {
         PrintStream print = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        return new AuditCli(print, print).run("--journal", journal.toString(), "--bootstrap", bootstrap, "--timeout", "30s");
+        List<String> args = new ArrayList<>(List.of("--journal", journal.toString(), "--bootstrap", bootstrap, "--timeout", "30s"));
+        args.addAll(List.of(moreFlags));
+        return new AuditCli(print, print).run(args.toArray(String[]::new));
     }
 
     /** Lets the producers make progress in the current phase (progress, not a fixed sleep, moves the scenario on). */

@@ -1,0 +1,93 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.PartitionWriteOrder;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link GroupRouter} against two in-test brokers, one of which is no longer the coordinator. */
+class GroupRouterTest {
+    private static final short VERSION = 4;
+
+    private EventLoopGroup group;
+    private ScriptedBroker formerCoordinator;
+    private ScriptedBroker coordinator;
+    private BackendSession session;
+
+    @BeforeEach
+    void start() throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        formerCoordinator = new ScriptedBroker(group,
+                body -> new HeartbeatResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
+        coordinator = new ScriptedBroker(group, body -> new HeartbeatResponseData());
+        session = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
+                .openSession(group.next(), new BackendListener() { });
+    }
+
+    @AfterEach
+    void stop() {
+        session.close();
+        formerCoordinator.close();
+        coordinator.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void notCoordinatorDropsTheRouteAndRetriesOnTheNewOwner() throws Exception {
+        BrokerAddress former = new BrokerAddress(1, "127.0.0.1", formerCoordinator.port(), null);
+        BrokerAddress current = new BrokerAddress(2, "127.0.0.1", coordinator.port(), null);
+        Ownership stale = new Ownership(1, 11);
+        SwitchingRoutes routes = new SwitchingRoutes();
+        routes.current.set(RoutingSnapshot.builder().broker(former).broker(current).group("payments", stale).build());
+        routes.afterInvalidation = RoutingSnapshot.builder().broker(former).broker(current)
+                .group("payments", new Ownership(2, 12)).build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
+                new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(registry),
+                Duration.ofSeconds(5));
+
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.HEARTBEAT, VERSION, "c",
+                new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
+        KafkaMessages.withRequestCorrelationId(request, 77);
+        ByteBuf response = router.route(RequestFrame.parse(request),
+                new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
+                .get(10, TimeUnit.SECONDS);
+        HeartbeatResponseData answer;
+        try {
+            assertThat(KafkaMessages.responseCorrelationId(response)).isEqualTo(77);
+            answer = KafkaMessages.decodeResponse(response, ApiKeys.HEARTBEAT, VERSION);
+        } finally {
+            response.release();
+        }
+
+        assertThat(answer.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(routes.invalidations).containsExactly("payments@" + stale);
+        assertThat(formerCoordinator.requests(ApiKeys.HEARTBEAT)).isEqualTo(1);
+        assertThat(coordinator.requests(ApiKeys.HEARTBEAT)).isEqualTo(1);
+        assertThat(registry.get("leasehold.backend.rejections").tag("error", "not_coordinator").counter().count()).isEqualTo(1.0);
+    }
+}

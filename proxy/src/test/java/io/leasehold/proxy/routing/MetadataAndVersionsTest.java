@@ -1,0 +1,138 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link MetadataService} and {@link ApiVersionsService} against an in-test broker: coalescing
+ * and caching, the address rewrite, topic id learning, and the version intersection.
+ */
+class MetadataAndVersionsTest {
+    private static final Uuid ORDERS_ID = Uuid.randomUuid();
+
+    private EventLoopGroup group;
+    private ScriptedBroker broker;
+    private BackendSession session;
+    private OwnerRouter router;
+
+    private static ApiMessage answer(ApiMessage request) {
+        if (request instanceof MetadataRequestData) {
+            MetadataResponseData.MetadataResponseBrokerCollection brokers =
+                    new MetadataResponseData.MetadataResponseBrokerCollection();
+            brokers.add(new MetadataResponseData.MetadataResponseBroker().setNodeId(7).setHost("10.0.0.7").setPort(19092));
+            MetadataResponseData.MetadataResponseTopicCollection topics =
+                    new MetadataResponseData.MetadataResponseTopicCollection();
+            topics.add(new MetadataResponseData.MetadataResponseTopic().setName("orders").setTopicId(ORDERS_ID)
+                    .setPartitions(List.of(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(0)
+                            .setLeaderId(7).setReplicaNodes(List.of(7, 8)).setIsrNodes(List.of(7)))));
+            return new MetadataResponseData().setBrokers(brokers).setControllerId(7).setClusterId("c").setTopics(topics);
+        }
+        ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
+        keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.PRODUCE.id).setMinVersion((short) 3)
+                .setMaxVersion((short) 13));
+        keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.METADATA.id).setMinVersion((short) 4)
+                .setMaxVersion((short) 12));
+        keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.SASL_HANDSHAKE.id).setMinVersion((short) 0)
+                .setMaxVersion((short) 1));
+        return new ApiVersionsResponseData().setApiKeys(keys);
+    }
+
+
+    @BeforeEach
+    void start() throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        broker = new ScriptedBroker(group, MetadataAndVersionsTest::answer);
+        session = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
+                .openSession(group.next(), new BackendListener() { });
+        router = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
+                .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
+    }
+
+    @AfterEach
+    void stop() {
+        session.close();
+        broker.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void concurrentIdenticalRequestsShareOneBackendRoundTripAndSeeOnlyTheProxy() throws Exception {
+        MetadataService metadata = new MetadataService(session, router,
+                new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                Duration.ofMinutes(1));
+        List<CompletableFuture<MetadataResponseData>> answers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            answers.add(metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12));
+        }
+        for (CompletableFuture<MetadataResponseData> answer : answers) {
+            MetadataResponseData response = answer.get(10, TimeUnit.SECONDS);
+            assertThat(response.brokers()).extracting(MetadataResponseData.MetadataResponseBroker::host,
+                    MetadataResponseData.MetadataResponseBroker::port)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("proxy.example", 9092));
+            MetadataResponseData.MetadataResponsePartition partition =
+                    response.topics().find("orders").partitions().get(0);
+            assertThat(partition.leaderId()).isZero();
+            assertThat(partition.replicaNodes()).containsExactly(0);
+            assertThat(response.controllerId()).isZero();
+        }
+        assertThat(broker.requests(ApiKeys.METADATA)).isEqualTo(1);
+        assertThat(metadata.resolve(Set.of(ORDERS_ID)).get(5, TimeUnit.SECONDS)).containsEntry(ORDERS_ID, "orders");
+        assertThat(broker.requests(ApiKeys.METADATA)).as("id already learned").isEqualTo(1);
+    }
+
+    @Test
+    void expiredAnswersAreFetchedAgain() throws Exception {
+        MetadataService metadata = new MetadataService(session, router,
+                new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                Duration.ZERO);
+        metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12).get(10, TimeUnit.SECONDS);
+        metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12).get(10, TimeUnit.SECONDS);
+        assertThat(broker.requests(ApiKeys.METADATA)).isEqualTo(2);
+    }
+
+    @Test
+    void advertisesTheIntersectionOfWhatTheProxyServesAndTheBackendsSupport() throws Exception {
+        ApiVersionsService versions = new ApiVersionsService(session, router, new RoutePolicy(),
+                ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));
+        ApiVersionsResponseData answer = versions.answer().get(10, TimeUnit.SECONDS);
+
+        ApiVersionsResponseData.ApiVersion produce = answer.apiKeys().find(ApiKeys.PRODUCE.id);
+        assertThat(produce.minVersion()).isEqualTo((short) 3);
+        assertThat(produce.maxVersion()).as("v10+ would name brokers").isEqualTo(RoutePolicy.PRODUCE_MAX);
+        ApiVersionsResponseData.ApiVersion metadata = answer.apiKeys().find(ApiKeys.METADATA.id);
+        assertThat(metadata.minVersion()).isEqualTo((short) 4);
+        assertThat(metadata.maxVersion()).isEqualTo((short) 12);
+        assertThat(answer.apiKeys().find(ApiKeys.FIND_COORDINATOR.id)).as("answered locally").isNotNull();
+        assertThat(answer.apiKeys().find(ApiKeys.FETCH.id)).as("the backend lacks it").isNull();
+        assertThat(answer.apiKeys().find(ApiKeys.SASL_HANDSHAKE.id)).as("not routed by the proxy").isNull();
+        assertThat(versions.isAdvertised(ApiKeys.PRODUCE, (short) 10).get(5, TimeUnit.SECONDS)).isFalse();
+        versions.answer().get(5, TimeUnit.SECONDS);
+        assertThat(broker.requests(ApiKeys.API_VERSIONS)).as("remembered").isEqualTo(1);
+    }
+}
