@@ -15,6 +15,10 @@ import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,11 +30,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class AdminTopicsTest {
 
     private BrokerCluster cluster;
+    private ReferenceBroker broker;
 
     @BeforeAll
     void startBrokers(EtcdServer etcd) throws Exception {
         cluster = new BrokerCluster(etcd);
-        cluster.start(1);
+        broker = cluster.start(1);
         cluster.start(2);
     }
 
@@ -78,6 +83,26 @@ class AdminTopicsTest {
             TopicDescription again = admin.describeTopics(List.of("doomed")).allTopicNames().get().get("doomed");
             assertThat(again.partitions()).hasSize(1);
             assertThat(again.topicId()).isNotEqualTo(firstId);
+        }
+    }
+
+    @Test
+    void metadataCreatesAnUnknownTopicOnlyWhenTheClientAllowsIt() throws Exception {
+        try (WireClient client = new WireClient(broker.port())) {
+            MetadataResponseData refused = client.send(ApiKeys.METADATA, 12, new MetadataRequestData()
+                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("not-auto")))
+                    .setAllowAutoTopicCreation(false), MetadataResponseData.class);
+            assertThat(refused.topics().find("not-auto").errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+
+            MetadataResponseData created = client.send(ApiKeys.METADATA, 12, new MetadataRequestData()
+                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("auto")))
+                    .setAllowAutoTopicCreation(true), MetadataResponseData.class);
+            MetadataResponseData.MetadataResponseTopic topic = created.topics().find("auto");
+            assertThat(topic.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(topic.partitions()).hasSize(1);
+        }
+        try (Admin admin = cluster.admin()) {
+            assertThat(admin.listTopics().names().get()).contains("auto").doesNotContain("not-auto");
         }
     }
 

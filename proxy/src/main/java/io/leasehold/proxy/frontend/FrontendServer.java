@@ -12,7 +12,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -78,7 +78,7 @@ public final class FrontendServer implements AutoCloseable {
                         long idle = limits.idleTimeout().toMillis();
                         ch.pipeline().addLast(
                                 new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
-                                new LengthFieldBasedFrameDecoder(limits.maxFrameBytes(), 0, 4, 0, 4, true),
+                                new KafkaFrameDecoder(limits.maxFrameBytes()),
                                 new LengthFieldPrepender(4),
                                 new ClientConnectionHandler(router, connector, metrics,
                                         limits.maxInFlightPerConnection(), active));

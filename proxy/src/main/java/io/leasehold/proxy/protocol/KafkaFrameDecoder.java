@@ -1,0 +1,24 @@
+package io.leasehold.proxy.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.nio.ByteOrder;
+
+/**
+ * Cuts Kafka frames (a 4-byte big-endian length, then the message) and strips the length.
+ * The length is read as the protocol's signed int32, so a negative length is reported as such
+ * instead of as a huge unsigned value; lengths above {@code maxFrameBytes} fail at once,
+ * before the body is buffered.
+ */
+public final class KafkaFrameDecoder extends LengthFieldBasedFrameDecoder {
+    private static final int LENGTH_BYTES = 4;
+
+    public KafkaFrameDecoder(int maxFrameBytes) {
+        super(maxFrameBytes, 0, LENGTH_BYTES, 0, LENGTH_BYTES, true);
+    }
+
+    @Override
+    protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
+        return buf.getInt(offset);
+    }
+}
