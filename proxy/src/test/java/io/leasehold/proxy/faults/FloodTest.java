@@ -1,6 +1,7 @@
 package io.leasehold.proxy.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.leasehold.testing.BrokerProcess;
 import io.leasehold.testing.JavaCommand;
@@ -9,6 +10,7 @@ import io.leasehold.testing.ProxyProcess;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -98,8 +100,8 @@ class FloodTest {
             assertThat(offered).as("the clients offered more than the proxy may hold").isGreaterThan(2 * PROXY_MEMORY_LIMIT_BYTES);
             assertThat(Files.readString(proxy.process().stderrLog())).as("proxy log").doesNotContain("OutOfMemoryError");
             try (SteadyTraffic steady = new SteadyTraffic(proxy.address(), "steady").start()) {
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> steady.completed() >= 3);
-                steady.close();
+                await().atMost(Duration.ofSeconds(30)).until(() -> steady.completed() >= 3);
+                steady.stopAndWait();
                 assertThat(steady.failures()).as("a fresh client after the flood").isEmpty();
             }
         }
@@ -120,7 +122,7 @@ class FloodTest {
     }
 
     private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
-        Map<String, Object> config = new java.util.HashMap<>();
+        Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ProducerConfig.ACKS_CONFIG, "1");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);

@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -17,6 +18,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -76,7 +78,7 @@ class ProtocolFuzzTest {
                             ANSWER_BOUND.plus(CLOSE_BOUND)).isNotEqualTo(Outcome.HUNG);
                     outcomes.computeIfAbsent(mutation.kind(), kind -> new int[Outcome.values().length])[outcome.ordinal()]++;
                 }
-                steady.close();
+                steady.stopAndWait();
                 System.out.printf("fuzz seed %d: %d cases over %d seeds (%d APIs); outcomes %s; steady round trips %d%n",
                         seed, cases, seeds.size(), advertised.size(), describe(outcomes), steady.completed());
                 assertThat(steady.failures()).as("the well-behaved client's failures").isEmpty();
@@ -134,7 +136,7 @@ class ProtocolFuzzTest {
         request.release();
         try (Socket socket = new Socket("127.0.0.1", proxy.port())) {
             socket.setSoTimeout(10_000);
-            java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
             out.writeInt(bytes.length);
             out.write(bytes);
             out.flush();
@@ -156,7 +158,7 @@ class ProtocolFuzzTest {
 
     /** A full GC in the proxy makes leaked buffers collectable; new allocations then get them reported. */
     private static void forceGcAndAllocate(ProxyProcess proxy) throws Exception {
-        Process jcmd = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(proxy.process().pid()), "GC.run").redirectErrorStream(true).start();
         String output = new String(jcmd.getInputStream().readAllBytes());
         assertThat(jcmd.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -55,11 +55,19 @@ final class SteadyTraffic implements AutoCloseable {
         return Set.copyOf(failures);
     }
 
-    /** Stops after the current round trip. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
+        stopAndWait();
+    }
+
+    /** Stops after the current round trip and waits for it. */
+    void stopAndWait() {
         stop.set(true);
-        thread.join(ROUND_TRIP_BOUND.multipliedBy(2).toMillis());
+        try {
+            thread.join(ROUND_TRIP_BOUND.multipliedBy(2).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void run() {

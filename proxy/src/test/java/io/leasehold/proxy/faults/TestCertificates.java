@@ -1,0 +1,62 @@
+package io.leasehold.proxy.faults;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A throw-away certificate authority for one test, made with the {@code openssl} command line:
+ * a CA, a server certificate for 127.0.0.1 and a client certificate, keys in PKCS#8 PEM.
+ */
+final class TestCertificates {
+
+    private final Path dir;
+
+    private TestCertificates(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Generates everything under {@code dir}. */
+    static TestCertificates generate(Path dir) throws IOException, InterruptedException {
+        TestCertificates certs = new TestCertificates(dir);
+        certs.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=leasehold-test-ca",
+                "-keyout", "ca.key", "-out", "ca.crt");
+        certs.issue("server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
+        certs.issue("client", "/CN=leasehold-proxy", "extendedKeyUsage=clientAuth\n");
+        return certs;
+    }
+
+    Path caCert() {
+        return dir.resolve("ca.crt");
+    }
+
+    Path cert(String name) {
+        return dir.resolve(name + ".crt");
+    }
+
+    Path key(String name) {
+        return dir.resolve(name + ".key");
+    }
+
+    private void issue(String name, String subject, String extensions) throws IOException, InterruptedException {
+        Files.writeString(dir.resolve(name + ".ext"), extensions, StandardCharsets.UTF_8);
+        openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", name + ".key");
+        openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr");
+        openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                "-days", "2", "-extfile", name + ".ext", "-out", name + ".crt");
+    }
+
+    private void openssl(String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("openssl"));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+        }
+    }
+}
