@@ -1,0 +1,114 @@
+package io.leasehold.proxy.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.testing.JavaCommand;
+import io.leasehold.testing.ManagedProcess;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code limits} section of a real proxy's YAML config is enforced on real sockets and each
+ * enforcement shows in its Prometheus {@code /metrics}: the connection beyond
+ * {@code maxConnections} is closed and counted, a frame over {@code maxFrameBytes} closes its
+ * connection and is counted as oversized, a connection idle past {@code idleTimeout} is closed and
+ * counted. (The frontend's own tests prove the same rules in-process; this proves the wiring from
+ * the config file to the running process and its metrics.)
+ */
+class LimitsInMetricsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void configuredLimitsCloseOffendingConnectionsAndAreCountedInMetrics() throws Exception {
+        try (EtcdServer etcd = EtcdServer.start()) {
+            int port = EtcdServer.freePort();
+            int adminPort = EtcdServer.freePort();
+            Path config = Files.writeString(dir.resolve("proxy.yaml"), """
+                    listener: { host: 127.0.0.1, port: %d, advertisedHost: 127.0.0.1, advertisedPort: %d }
+                    etcd:     { endpoints: ["%s"], prefix: /kafscale }
+                    backends: { bootstrap: ["127.0.0.1:1"] }
+                    admin:    { host: 127.0.0.1, port: %d }
+                    limits:   { maxFrameBytes: 1024, maxConnections: 2, idleTimeout: 3s, maxInFlightPerConnection: 8 }
+                    """.formatted(port, port, etcd.endpoint(), adminPort));
+            try (ManagedProcess proxy = ManagedProcess.start("limits-proxy", JavaCommand.ofCurrentClasspath().command(
+                    "io.leasehold.proxy.Main", List.of("--config", config.toString())), dir.resolve("logs"), Map.of())) {
+                proxy.awaitReady(Duration.ofSeconds(60));
+                String metricsUrl = "http://127.0.0.1:" + adminPort + "/metrics";
+
+                try (Socket first = new Socket("127.0.0.1", port); Socket second = new Socket("127.0.0.1", port)) {
+                    await().atMost(Duration.ofSeconds(10)).until(() -> metric(metricsUrl, "leasehold_client_connections", "") == 2);
+                    assertThat(closedAfter(port, new byte[0])).as("a third connection").isTrue();
+                }
+                assertThat(closedAfter(port, frameHeader(4096))).as("a 4096-byte frame over the 1024-byte limit").isTrue();
+                try (Socket idle = new Socket("127.0.0.1", port)) {
+                    idle.setSoTimeout(15_000);
+                    assertThat(readOrClosed(idle)).as("an idle connection is closed").isEqualTo(-1);
+                }
+
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                    assertThat(metric(metricsUrl, "leasehold_client_connections_refused_total", "reason=\"max_connections\""))
+                            .isGreaterThanOrEqualTo(1);
+                    assertThat(metric(metricsUrl, "leasehold_frames_rejected_total", "reason=\"oversized\"")).isEqualTo(1);
+                    assertThat(metric(metricsUrl, "leasehold_client_connections_idle_closed_total", "")).isGreaterThanOrEqualTo(1);
+                });
+            }
+        }
+    }
+
+    private static byte[] frameHeader(int length) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(length);
+        out.write(new byte[64]);
+        return bytes.toByteArray();
+    }
+
+    private static boolean closedAfter(int port, byte[] bytes) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(bytes);
+            return readOrClosed(socket) == -1;
+        }
+    }
+
+    private static int readOrClosed(Socket socket) throws IOException {
+        try {
+            return socket.getInputStream().read();
+        } catch (SocketException reset) {
+            return -1;
+        }
+    }
+
+    /** The value of one Prometheus series whose labels contain {@code label} (any, if empty); -1 if absent. */
+    private static double metric(String url, String name, String label) throws Exception {
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Matcher series = Pattern.compile("(?m)^" + name + "(\\{[^}]*})? (\\S+)$").matcher(body);
+        while (series.find()) {
+            if (label.isEmpty() || (series.group(1) != null && series.group(1).contains(label))) {
+                return Double.parseDouble(series.group(2));
+            }
+        }
+        return -1;
+    }
+}
