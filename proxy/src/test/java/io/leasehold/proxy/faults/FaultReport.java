@@ -10,27 +10,21 @@ import java.util.List;
 
 /**
  * Collects the scenario rows of one fault-suite run and renders them as a markdown table,
- * printed at the end of the suite and written to {@code target/fault-report.md}.
+ * printed at the end of the suite and written to {@code target/fault-report.md}. A scenario that
+ * fails before its audit has no row; its failure is in the test report.
  */
 final class FaultReport {
 
     private final List<ScenarioResult> rows = new ArrayList<>();
-    private final List<String> notes = new ArrayList<>();
 
     synchronized void add(ScenarioResult row) {
         rows.add(row);
-    }
-
-    /** A line printed under the table (e.g. a scenario that failed before producing a row). */
-    synchronized void note(String line) {
-        notes.add(line);
     }
 
     synchronized String markdown() {
         StringBuilder out = new StringBuilder();
         out.append(ScenarioResult.markdownHeader()).append('\n');
         rows.forEach(row -> out.append(row.markdownRow()).append('\n'));
-        notes.forEach(note -> out.append('\n').append(note).append('\n'));
         return out.toString();
     }
 
