@@ -5,6 +5,7 @@ import io.leasehold.bench.cluster.OwnershipSeeder;
 import io.leasehold.bench.cluster.ProxyInstance;
 import io.leasehold.bench.micro.JmhSuite;
 import io.leasehold.bench.process.ProcessStats;
+import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.profile.HotMethods;
 import io.leasehold.bench.report.Failures;
 import io.leasehold.bench.suite.Backend;
@@ -125,19 +126,25 @@ public final class BenchMain {
             out.println("[" + backend.name() + "] measuring direct only");
             SuiteRunner.Outcome direct = new SuiteRunner(plan, out).run(backend, Optional.empty(), why);
             String failure = direct.failure() == null ? why : why + "; then " + direct.failure();
-            return new SuiteResult(backend.name(), plan, direct.comparisons(), 0, failure, null);
+            return new SuiteResult(backend.name(), plan, direct.comparisons(), 0, failure, null, null);
         }
         SuiteRunner.Outcome outcome;
         long peakRss;
         String profile = null;
+        String threads = null;
         try (proxy) {
+            ThreadCpu atStart = ThreadCpu.read(proxy.pid());
             outcome = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
             peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
+            if (proxy.isAlive()) {
+                threads = ThreadCpu.table(ThreadCpu.read(proxy.pid()).since(atStart), 12);
+            }
             if (options.profile()) {
                 profile = profileSummary(proxy, recording);
             }
         }
-        return new SuiteResult(backend.name(), plan, outcome.comparisons(), peakRss, outcome.failure(), profile);
+        return new SuiteResult(backend.name(), plan, outcome.comparisons(), peakRss, outcome.failure(), threads,
+                profile);
     }
 
     private List<String> recordingOptions(Path recording) {

@@ -88,6 +88,9 @@ final class Report {
         if (!consume.isEmpty()) {
             md.append("### Consume (fetch) throughput\n\n").append(MarkdownTables.consume(consume)).append('\n');
         }
+        if (suite.proxyThreads() != null) {
+            md.append("### Proxy CPU by thread over the suite\n\n").append(suite.proxyThreads()).append('\n');
+        }
         if (suite.proxyProfile() != null) {
             md.append("### Where the proxy spends its CPU\n\n").append(suite.proxyProfile()).append('\n');
         }

@@ -9,12 +9,13 @@ import java.util.List;
  *
  * @param proxyPeakRssBytes the proxy's VmHWM at the end of the suite
  * @param failure           null when the suite ran; otherwise the reason it stopped
+ * @param proxyThreads      Markdown table of the proxy's CPU by thread group over the suite, or null
  * @param proxyProfile      Markdown summary of the proxy's flight recording, or null
  */
 record SuiteResult(String backend, Plan plan, List<Comparison> comparisons, long proxyPeakRssBytes, String failure,
-        String proxyProfile) {
+        String proxyThreads, String proxyProfile) {
 
     static SuiteResult failed(String backend, Plan plan, List<Comparison> partial, String failure) {
-        return new SuiteResult(backend, plan, partial, 0, failure, null);
+        return new SuiteResult(backend, plan, partial, 0, failure, null, null);
     }
 }

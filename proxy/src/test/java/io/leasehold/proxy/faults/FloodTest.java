@@ -1,0 +1,137 @@
+package io.leasehold.proxy.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.testing.BrokerProcess;
+import io.leasehold.testing.JavaCommand;
+import io.leasehold.testing.LocalCluster;
+import io.leasehold.testing.ProxyProcess;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Many producers send large records through one proxy whose JVM has a small heap and a small
+ * direct-memory limit, while the only broker is frozen (SIGSTOP, shorter than its lease, so it is
+ * slow rather than gone). The clients offer more than twice the proxy's memory limits; requests
+ * the broker cannot take pile up in the proxy only as far as backpressure (it stops reading
+ * clients whose requests cannot move on) lets them: it must survive without running out of
+ * memory, and once the broker continues every record is acknowledged and a fresh
+ * client's produce and fetch work.
+ */
+class FloodTest {
+
+    private static final int PRODUCERS = 12;
+    private static final int RECORDS_PER_PRODUCER = 100;
+    private static final int RECORD_BYTES = 256 * 1024;
+    private static final String PROXY_MEMORY_LIMIT = "128m";
+    private static final long PROXY_MEMORY_LIMIT_BYTES = 128L << 20;
+    /**
+     * Requests each client may have in flight: the kafka-clients default. With 20 per client
+     * (240 MB in flight over 12 clients) this proxy runs out of direct memory and closes the
+     * clients it cannot read for (they retry, nothing is lost): its backpressure is bounded per
+     * connection ({@code limits.maxInFlightPerConnection} frames), not by a memory budget for the
+     * whole proxy. See docs/operations.md, "Fault suite results".
+     */
+    private static final int IN_FLIGHT = 5;
+    private static final Duration STALL = Duration.ofSeconds(4);
+
+    @Test
+    void proxyMemoryStaysBoundedWhileTheBrokerStallsAndEverythingIsAckedAfterwards() throws Exception {
+        List<String> jvm = List.of("-Xmx" + PROXY_MEMORY_LIMIT, "-XX:MaxDirectMemorySize=" + PROXY_MEMORY_LIMIT,
+                "-XX:+UseSerialGC");
+        try (LocalCluster cluster = LocalCluster.builder("flood").brokers(1).leaseTtl(Duration.ofSeconds(10))
+                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start()) {
+            cluster.createTopic("flood", 4);
+            cluster.createTopic("steady", 1);
+            ProxyProcess proxy = cluster.startProxy();
+            BrokerProcess broker = cluster.broker(1);
+            ProxyMemory memory = new ProxyMemory(proxy.adminUrl());
+            long offered = (long) PRODUCERS * RECORDS_PER_PRODUCER * RECORD_BYTES;
+            ExecutorService clients = Executors.newFixedThreadPool(PRODUCERS);
+            long peak = 0;
+            try {
+                List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
+                for (int i = 0; i < PRODUCERS; i++) {
+                    producers.add(producer(proxy.address()));
+                    producers.get(i).partitionsFor("flood");
+                }
+                broker.pause();
+                List<Future<Long>> acked = new ArrayList<>();
+                try {
+                    for (KafkaProducer<byte[], byte[]> producer : producers) {
+                        acked.add(clients.submit(() -> sendAll(producer)));
+                    }
+                    long stallEnd = System.nanoTime() + STALL.toNanos();
+                    while (System.nanoTime() < stallEnd) {
+                        peak = Math.max(peak, memory.usedBytes());
+                        Thread.sleep(100);
+                    }
+                } finally {
+                    broker.resume();
+                }
+                long total = 0;
+                for (Future<Long> count : acked) {
+                    total += count.get(120, TimeUnit.SECONDS);
+                }
+                producers.forEach(KafkaProducer::close);
+                System.out.printf("flood: %d MB offered by %d producers while the broker was stopped %d s; proxy (-Xmx%s, "
+                        + "direct %s) peaked at %d MB heap+direct; %d records acked after the broker continued%n",
+                        offered >> 20, PRODUCERS, STALL.toSeconds(), PROXY_MEMORY_LIMIT, PROXY_MEMORY_LIMIT, peak >> 20, total);
+                assertThat(total).as("records acknowledged after recovery").isEqualTo((long) PRODUCERS * RECORDS_PER_PRODUCER);
+            } finally {
+                clients.shutdownNow();
+            }
+            assertThat(proxy.isAlive()).as("the proxy survived the flood").isTrue();
+            assertThat(offered).as("the clients offered more than the proxy may hold").isGreaterThan(2 * PROXY_MEMORY_LIMIT_BYTES);
+            assertThat(Files.readString(proxy.process().stderrLog())).as("proxy log").doesNotContain("OutOfMemoryError");
+            try (SteadyTraffic steady = new SteadyTraffic(proxy.address(), "steady").start()) {
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> steady.completed() >= 3);
+                steady.close();
+                assertThat(steady.failures()).as("a fresh client after the flood").isEmpty();
+            }
+        }
+    }
+
+    private static long sendAll(KafkaProducer<byte[], byte[]> producer) throws Exception {
+        byte[] value = new byte[RECORD_BYTES];
+        List<Future<RecordMetadata>> sends = new ArrayList<>();
+        for (int i = 0; i < RECORDS_PER_PRODUCER; i++) {
+            sends.add(producer.send(new ProducerRecord<>("flood", value)));
+        }
+        long acked = 0;
+        for (Future<RecordMetadata> send : sends) {
+            send.get(120, TimeUnit.SECONDS);
+            acked++;
+        }
+        return acked;
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+        Map<String, Object> config = new java.util.HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(ProducerConfig.ACKS_CONFIG, "1");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, IN_FLIGHT);
+        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        config.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L << 20);
+        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 110_000);
+        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000);
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return new KafkaProducer<>(config);
+    }
+}
