@@ -7,6 +7,7 @@ import io.etcd.jetcd.Client;
 import io.leasehold.routing.testing.EtcdExtension;
 import io.leasehold.routing.testing.EtcdServer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -124,6 +125,46 @@ class FetchAndIdempotenceTest {
         }
     }
 
+    @Test
+    void laterBatchReachingAnOwnerThatDoesNotKnowTheProducerWaitsForItsPredecessorAndIsStoredOnce() throws Exception {
+        cluster.createTopic("overtaken", 1);
+        try (WireClient producer = new WireClient(second.port())) {
+            long pid = producer.send(ApiKeys.INIT_PRODUCER_ID, 4, new InitProducerIdRequestData().setTransactionalId(null)
+                    .setTransactionTimeoutMs(60_000).setProducerId(-1).setProducerEpoch((short) -1),
+                    InitProducerIdResponseData.class).producerId();
+
+            // Sequence 1 overtakes sequence 0, which is still on its way from an owner that lost its
+            // etcd session (the client drains new batches to the new leader while older ones are in flight).
+            ProduceResponseData.PartitionProduceResponse overtaking = produce(producer, "overtaken", pid, (short) 0, 1, "b");
+            ProduceResponseData.PartitionProduceResponse predecessor = produce(producer, "overtaken", pid, (short) 0, 0, "a");
+            if (predecessor.errorCode() == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code()) {
+                // What kafka-clients does when the batch after its last acknowledged one is out of order:
+                // bump the epoch locally and resend every unacknowledged batch from sequence 0.
+                produce(producer, "overtaken", pid, (short) 1, 0, "a");
+                produce(producer, "overtaken", pid, (short) 1, 1, "b");
+            } else {
+                produce(producer, "overtaken", pid, (short) 0, 1, "b");
+            }
+
+            assertThat(storedValues(producer, "overtaken")).as("each record stored once, in order").containsExactly("a", "b");
+            assertThat(overtaking.errorCode()).as("a gap at a producer's start is refused")
+                    .isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
+            assertThat(predecessor.errorCode()).isEqualTo(Errors.NONE.code());
+        }
+    }
+
+    private static List<String> storedValues(WireClient client, String topic) throws Exception {
+        FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(0).setMinBytes(0).setMaxBytes(1 << 20)
+                .setReplicaId(-1).setSessionEpoch(-1);
+        fetch.topics().add(new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(List.of(
+                new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20))));
+        FetchResponseData response = client.send(ApiKeys.FETCH, 12, fetch, FetchResponseData.class);
+        List<String> values = new ArrayList<>();
+        ((MemoryRecords) response.responses().get(0).partitions().get(0).records()).records()
+                .forEach(record -> values.add(StandardCharsets.UTF_8.decode(record.value()).toString()));
+        return values;
+    }
+
     private static ProduceResponseData.PartitionProduceResponse awaitAccepted(WireClient client, long pid, int sequence,
                                                                              String... values) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -138,12 +179,18 @@ class FetchAndIdempotenceTest {
 
     private static ProduceResponseData.PartitionProduceResponse produce(WireClient client, long pid, int sequence,
                                                                        String... values) throws Exception {
+        return produce(client, "exactly-once-ish", pid, (short) 0, sequence, values);
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse produce(WireClient client, String topic, long pid,
+                                                                       short epoch, int sequence, String... values)
+            throws Exception {
         SimpleRecord[] records = new SimpleRecord[values.length];
         for (int i = 0; i < values.length; i++) {
             records[i] = new SimpleRecord(values[i].getBytes(StandardCharsets.UTF_8));
         }
-        MemoryRecords batch = MemoryRecords.withIdempotentRecords(Compression.NONE, pid, (short) 0, sequence, records);
-        ProduceRequestData request = Produces.request("exactly-once-ish", Map.of(0, batch));
+        MemoryRecords batch = MemoryRecords.withIdempotentRecords(Compression.NONE, pid, epoch, sequence, records);
+        ProduceRequestData request = Produces.request(topic, Map.of(0, batch));
         ProduceResponseData response = client.send(ApiKeys.PRODUCE, 9, request, ProduceResponseData.class);
         return response.responses().iterator().next().partitionResponses().get(0);
     }

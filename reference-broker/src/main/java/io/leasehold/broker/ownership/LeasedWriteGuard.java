@@ -5,7 +5,9 @@ import io.leasehold.routing.claim.ClaimListener;
 import io.leasehold.routing.claim.ClaimResult;
 import io.leasehold.routing.claim.OwnershipClaimer;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The fixed behaviour: a partition is written only under this broker's lease-backed ownership
@@ -15,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 public final class LeasedWriteGuard implements PartitionWriteGuard {
 
     private final OwnershipClaimer claimer;
+    /** Abandoned claims whose release has not reached etcd yet; they must never be written under again. */
+    private final Set<Claim> abandoned = ConcurrentHashMap.newKeySet();
 
     public LeasedWriteGuard(OwnershipClaimer claimer) {
         this.claimer = claimer;
@@ -22,7 +26,13 @@ public final class LeasedWriteGuard implements PartitionWriteGuard {
 
     @Override
     public CompletableFuture<WriteAccess> acquire(String topic, int partition) {
-        return claimer.claimPartition(topic, partition).thenApply(result -> {
+        return claimer.claimPartition(topic, partition).thenCompose(result -> {
+            if (result instanceof ClaimResult.Won won && abandoned.contains(won.claim())) {
+                // The key still carries the abandoned epoch: delete it first, then claim anew.
+                return releaseAbandoned(won.claim()).thenCompose(released -> claimer.claimPartition(topic, partition));
+            }
+            return CompletableFuture.completedFuture(result);
+        }).thenApply(result -> {
             if (result instanceof ClaimResult.Won won) {
                 Claim claim = won.claim();
                 return new WriteAccess.Granted(topic, partition, "e" + claim.epoch(), claim);
@@ -35,6 +45,16 @@ public final class LeasedWriteGuard implements PartitionWriteGuard {
     @Override
     public CompletableFuture<Boolean> commit(WriteAccess.Granted grant, Map<String, String> puts) {
         return claimer.commitFenced(grant.claim(), puts);
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(WriteAccess.Granted grant) {
+        abandoned.add(grant.claim());
+        return releaseAbandoned(grant.claim());
+    }
+
+    private CompletableFuture<Void> releaseAbandoned(Claim claim) {
+        return claimer.release(claim).thenRun(() -> abandoned.remove(claim));
     }
 
     @Override

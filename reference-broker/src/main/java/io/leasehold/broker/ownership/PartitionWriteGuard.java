@@ -19,6 +19,13 @@ public interface PartitionWriteGuard {
      */
     CompletableFuture<Boolean> commit(WriteAccess.Granted grant, Map<String, String> puts);
 
+    /**
+     * Gives up a grant whose last commit has an unknown outcome. The next writer must then work
+     * under a new ownership epoch, so that a commit etcd applies late can never be mistaken for
+     * one of the new writer's, and the new writer's segment file never reuses the old name.
+     */
+    CompletableFuture<Void> abandon(WriteAccess.Granted grant);
+
     /** Registers who must hear when grants stop standing. */
     void addRevocationListener(RevocationListener listener);
 

@@ -34,6 +34,12 @@ public final class UnfencedWriteGuard implements PartitionWriteGuard {
     }
 
     @Override
+    public CompletableFuture<Void> abandon(WriteAccess.Granted grant) {
+        // The legacy behaviour has no ownership to give up: that is the bug it reproduces.
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
     public void addRevocationListener(RevocationListener listener) {
         // Nothing is ever revoked: that is the bug this mode reproduces.
     }

@@ -184,8 +184,15 @@ final class PartitionWriter {
                 puts.put(shared.keys().producerKey(topic.name(), partition, producerId), json));
         return shared.guard().commit(grant, puts).handle((committed, error) -> {
             if (error != null) {
-                LOG.warn("commit of {}-{} failed; its outcome is unknown, so this writer stops", topic.name(), partition, error);
+                LOG.warn("commit of {}-{} failed; its outcome is unknown, so this writer stops and gives up its epoch",
+                        topic.name(), partition, error);
                 revoke();
+                shared.guard().abandon(grant).whenComplete((released, releaseError) -> {
+                    if (releaseError != null) {
+                        LOG.warn("releasing the abandoned ownership of {}-{} failed; the next claim releases it first",
+                                topic.name(), partition, releaseError);
+                    }
+                });
                 written.forEach(w -> w.append().result().complete(AppendOutcome.failed(Errors.REQUEST_TIMED_OUT,
                         "committing to etcd failed: " + error.getMessage())));
             } else if (!committed) {

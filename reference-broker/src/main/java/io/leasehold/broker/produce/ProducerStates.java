@@ -16,8 +16,10 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Idempotent-producer state of one partition: per producer id its epoch and its last few
  * batches, to recognise retried batches (answered with their original offset) and sequence
- * gaps. Persisted with every commit so that a new owner of the partition knows it too. Used
- * only by the partition's writer, one append at a time.
+ * gaps. Every epoch's sequences are stored from 0 without gaps; that is what lets a client that
+ * hears OUT_OF_ORDER_SEQUENCE_NUMBER safely resend its unacknowledged batches in a new epoch.
+ * Persisted with every commit so that a new owner of the partition knows it too. Used only by
+ * the partition's writer, one append at a time.
  */
 final class ProducerStates {
 
@@ -58,8 +60,14 @@ final class ProducerStates {
         }
         ProducerEntry entry = entries.get(batch.producerId());
         if (entry == null) {
-            // Unknown producer (new, or its state was never committed here): accept any sequence.
-            return new Check.Append();
+            // State is committed with the offsets and never expires, so a producer this partition
+            // does not know starts at sequence 0. A later batch that arrives first (its predecessor
+            // still in flight to a previous owner) must wait: written now, it would leave a gap that
+            // the client repairs by bumping its epoch and resending its unacknowledged batches from
+            // sequence 0, this one included, and this one would then be stored twice.
+            return batch.baseSequence() == 0 ? new Check.Append()
+                    : new Check.Reject(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + batch.producerId()
+                            + " is new to this partition and must start at sequence 0, sent " + batch.baseSequence());
         }
         if (batch.producerEpoch() < entry.epoch) {
             return new Check.Reject(Errors.INVALID_PRODUCER_EPOCH, "producer " + batch.producerId() + " epoch "
@@ -75,12 +83,23 @@ final class ProducerStates {
                 return new Check.Duplicate(cached.firstOffset());
             }
         }
-        int expected = entry.batches.isEmpty() ? 0 : nextSequence(entry.batches.peekLast().lastSequence());
-        if (!entry.batches.isEmpty() && batch.baseSequence() != expected) {
-            return new Check.Reject(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + batch.producerId()
-                    + " sent sequence " + batch.baseSequence() + ", expected " + expected);
+        if (entry.batches.isEmpty()) {
+            return new Check.Append();
         }
-        return new Check.Append();
+        int lastStored = entry.batches.peekLast().lastSequence();
+        int expected = nextSequence(lastStored);
+        if (batch.baseSequence() == expected) {
+            return new Check.Append();
+        }
+        if (batch.baseSequence() <= batch.lastSequence() && batch.lastSequence() <= lastStored) {
+            // Sequences of an epoch are stored without gaps from 0, so this retry is stored already,
+            // just older than the remembered batches. Refusing it as out of order would make the
+            // client bump its epoch and resend it (and everything after it) as new records.
+            return new Check.Reject(Errors.DUPLICATE_SEQUENCE_NUMBER, "producer " + batch.producerId() + " resent sequences "
+                    + batch.baseSequence() + ".." + batch.lastSequence() + ", stored already (last stored " + lastStored + ")");
+        }
+        return new Check.Reject(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + batch.producerId()
+                + " sent sequence " + batch.baseSequence() + ", expected " + expected);
     }
 
     /** Records an appended batch; it will be persisted with the next commit. */

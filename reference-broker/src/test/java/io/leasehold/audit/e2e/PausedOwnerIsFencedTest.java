@@ -71,8 +71,8 @@ class PausedOwnerIsFencedTest {
                 result = workload.awaitCompletion(Duration.ofSeconds(40));
             }
 
-            // Duplicates are reported, not failed (see OwnershipPreventsOverlapTest); overlaps and losses may never happen.
-            AuditVerdict verdict = new ClusterAudit(cluster, Duration.ofSeconds(30)).audit(journal, true);
+            // The producers are idempotent: duplicates fail the audit like overlaps and losses.
+            AuditVerdict verdict = new ClusterAudit(cluster, Duration.ofSeconds(30)).audit(journal, false);
 
             System.out.println("paused owner " + zombieId + ", successor " + successor + ": " + result
                     + System.lineSeparator() + verdict.report());

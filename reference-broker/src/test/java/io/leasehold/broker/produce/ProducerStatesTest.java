@@ -34,6 +34,31 @@ class ProducerStatesTest {
     }
 
     @Test
+    void retryOlderThanTheRememberedBatchesIsADuplicateNotAGap() {
+        ProducerStates states = new ProducerStates();
+        for (int sequence = 0; sequence < 7; sequence++) {
+            states.appended(batch((short) 0, sequence, sequence), sequence);
+        }
+
+        assertThat(states.check(batch((short) 0, 0, 0))).isInstanceOfSatisfying(ProducerStates.Check.Reject.class,
+                reject -> assertThat(reject.error()).isEqualTo(Errors.DUPLICATE_SEQUENCE_NUMBER));
+        assertThat(states.check(batch((short) 0, 6, 6))).isEqualTo(new ProducerStates.Check.Duplicate(6));
+        assertThat(states.check(batch((short) 0, 7, 7))).isInstanceOf(ProducerStates.Check.Append.class);
+    }
+
+    @Test
+    void unknownProducerMustStartAtSequenceZeroInAnyEpoch() {
+        ProducerStates states = new ProducerStates();
+
+        assertThat(states.check(batch((short) 0, 5, 9))).isInstanceOfSatisfying(ProducerStates.Check.Reject.class,
+                reject -> assertThat(reject.error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        assertThat(states.check(batch((short) 2, 1, 1))).isInstanceOfSatisfying(ProducerStates.Check.Reject.class,
+                reject -> assertThat(reject.error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        assertThat(states.check(batch((short) 0, 0, 4))).isInstanceOf(ProducerStates.Check.Append.class);
+        assertThat(states.check(batch((short) 2, 0, 0))).isInstanceOf(ProducerStates.Check.Append.class);
+    }
+
+    @Test
     void persistedStateRestoresDuplicateDetectionForTheNextOwner() {
         ProducerStates writer = new ProducerStates();
         writer.appended(batch((short) 1, 0, 9), 50);
