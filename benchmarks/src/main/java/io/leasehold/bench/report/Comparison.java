@@ -100,16 +100,8 @@ public final class Comparison {
         return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
     }
 
-    public long maxProxyRssBytes() {
-        return successful(Target.PROXY).stream().mapToLong(Measurement::proxyRssBytes).max().orElse(0);
-    }
-
     public long errors(Target target) {
         return successful(target).stream().mapToLong(m -> m.result().errors()).sum();
-    }
-
-    public boolean hasLatency() {
-        return measurements.stream().anyMatch(m -> m.succeeded() && m.result().hasLatency());
     }
 
     private Spread spread(Target target, ToDoubleFunction<LoadResult> figure) {
