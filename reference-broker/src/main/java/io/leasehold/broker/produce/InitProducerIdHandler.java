@@ -11,10 +11,13 @@ import io.leasehold.broker.etcd.Etcd;
 import io.leasehold.broker.protocol.ApiHandler;
 import io.leasehold.broker.protocol.KafkaRequest;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * InitProducerId for idempotent (not transactional) producers: a fresh producer id from a
@@ -22,6 +25,10 @@ import org.apache.kafka.common.protocol.Errors;
  * next epoch. Sequence numbers are then checked per partition by the partition writers.
  */
 public final class InitProducerIdHandler implements ApiHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InitProducerIdHandler.class);
+    /** Bounded so a client hears a retriable error while etcd is unreachable, not a request timeout. */
+    private static final long ALLOCATION_TIMEOUT_SECONDS = 5;
 
     private final Etcd etcd;
     private final BrokerKeys keys;
@@ -41,8 +48,14 @@ public final class InitProducerIdHandler implements ApiHandler {
             return CompletableFuture.completedFuture(new InitProducerIdResponseData().setErrorCode(Errors.NONE.code())
                     .setProducerId(data.producerId()).setProducerEpoch((short) (data.producerEpoch() + 1)));
         }
-        return allocate().thenApply(id -> new InitProducerIdResponseData().setErrorCode(Errors.NONE.code())
-                .setProducerId(id).setProducerEpoch((short) 0));
+        return allocate().orTimeout(ALLOCATION_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .<ApiMessage>thenApply(id -> new InitProducerIdResponseData().setErrorCode(Errors.NONE.code())
+                        .setProducerId(id).setProducerEpoch((short) 0))
+                .exceptionally(failure -> {
+                    // A retriable error: the Java client treats anything else here as fatal for the producer.
+                    LOG.warn("allocating a producer id in etcd failed; answering COORDINATOR_NOT_AVAILABLE", failure);
+                    return error(Errors.COORDINATOR_NOT_AVAILABLE);
+                });
     }
 
     /** Increments the counter with compare-and-swap on its mod revision, retrying on contention. */
