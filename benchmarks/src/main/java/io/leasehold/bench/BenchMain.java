@@ -87,7 +87,7 @@ public final class BenchMain {
     }
 
     private SuiteResult runKafka(String etcdEndpoint) {
-        Plan plan = Plans.kafka(options.quick());
+        Plan plan = Plans.only(Plans.kafka(options.quick()), options.only());
         out.println("[kafka] starting a Kafka broker (KRaft, own JVM)");
         try (KafkaBroker broker = KafkaBroker.start(classpath, options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcdEndpoint, new KeySchema(KeySchema.DEFAULT_PREFIX))) {
@@ -100,7 +100,7 @@ public final class BenchMain {
     }
 
     private SuiteResult runReference(EtcdServer etcd) {
-        Plan plan = Plans.reference(options.quick());
+        Plan plan = Plans.only(Plans.reference(options.quick()), options.only());
         out.println("[reference] starting 3 reference brokers");
         try (LocalCluster cluster = LocalCluster.builder("bench-reference").brokers(3).etcd(etcd)
                 .brokerCommand(new JavaCommand(classpath, List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")))

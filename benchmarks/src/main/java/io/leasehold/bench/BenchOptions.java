@@ -13,12 +13,13 @@ import java.util.List;
  * @param load      whether to run the proxy-versus-direct load benchmark
  * @param logDir    where the logs of every launched process are kept after the run
  * @param profile   record the proxy with Java Flight Recorder and add its hot methods to the report
+ * @param only      "produce" or "consume" to measure one side only (for profiling one path), or "all"
  */
 public record BenchOptions(boolean quick, List<String> backends, Path outDir, boolean jmh, boolean load, Path logDir,
-        boolean profile) {
+        boolean profile, String only) {
 
     static final String USAGE = "usage: BenchMain [--quick] [--backend kafka|reference|all] [--out DIR]"
-            + " [--logs DIR] [--no-jmh] [--jmh-only] [--profile]";
+            + " [--logs DIR] [--no-jmh] [--jmh-only] [--profile] [--only produce|consume]";
 
     /** Parses arguments; throws IllegalArgumentException naming the bad argument. */
     public static BenchOptions parse(String[] args) {
@@ -29,6 +30,7 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
         boolean jmh = true;
         boolean load = true;
         boolean profile = false;
+        String only = "all";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -42,12 +44,16 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
                     default -> throw new IllegalArgumentException("--backend must be kafka, reference or all, was "
                             + args[i]);
                 };
+                case "--only" -> only = switch (value(args, ++i, "--only")) {
+                    case "produce", "consume" -> args[i];
+                    default -> throw new IllegalArgumentException("--only must be produce or consume, was " + args[i]);
+                };
                 case "--out" -> outDir = Path.of(value(args, ++i, "--out"));
                 case "--logs" -> logDir = Path.of(value(args, ++i, "--logs"));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        return new BenchOptions(quick, backends, outDir, jmh, load, logDir, profile);
+        return new BenchOptions(quick, backends, outDir, jmh, load, logDir, profile, only);
     }
 
     private static String value(String[] args, int index, String flag) {

@@ -57,6 +57,18 @@ final class Plans {
                 KIB, 8L << 20, Duration.ofSeconds(30), 6, REFERENCE_BUFFER);
     }
 
+    /** {@code plan} restricted to its produce or its consume workloads; "all" leaves it whole. */
+    static Plan only(Plan plan, String side) {
+        return switch (side) {
+            case "produce" -> new Plan(plan.rounds(), plan.timing(), plan.scaling(), plan.produce(),
+                    plan.halfSaturation(), 0, 0, plan.consumeTimeLimit(), plan.partitions(), plan.producerBuffer());
+            case "consume" -> new Plan(plan.rounds(), plan.timing(), List.of(), List.of(), List.of(),
+                    plan.consumeRecordSize(), plan.consumeBytes(), plan.consumeTimeLimit(), plan.partitions(),
+                    plan.producerBuffer());
+            default -> plan;
+        };
+    }
+
     private static ProducerWorkload w(int producers, int recordBytes, String acks, int lingerMs) {
         return new ProducerWorkload(producers, recordBytes, acks, lingerMs, 0);
     }

@@ -14,8 +14,8 @@ import java.util.List;
  * @param produce           further produce workloads (sizes, acks, linger)
  * @param halfSaturation    workloads re-run at half the direct maximum throughput for latency
  * @param consumeRecordSize record size of the consumer benchmark's topic, 0 for none
- * @param consumeBytes      payload bytes the consumer reads per run
- * @param consumeTimeLimit  upper bound of one consumer run
+ * @param consumeBytes      payload bytes in the consumer's topic (read again from the start when done)
+ * @param consumeTimeLimit  how long a consumer may wait for its first records
  * @param partitions        partitions of each topic
  * @param producerBuffer    each producer's buffer.memory in bytes
  */

@@ -88,9 +88,9 @@ public final class SuiteRunner {
             progress.println("[" + backend.name() + "] filling " + CONSUME_TOPIC + " with " + records + " records of "
                     + Sizes.label(plan.consumeRecordSize()));
             new TopicFiller().fill(backend.directBootstrap(), CONSUME_TOPIC, records, plan.consumeRecordSize());
-            ConsumerLoad consumer = new ConsumerLoad(plan.consumeTimeLimit());
+            ConsumerLoad consumer = new ConsumerLoad(plan.timing(), plan.consumeTimeLimit());
             results.add(session.compare("consume", Sizes.label(plan.consumeRecordSize()) + " x1 consumer", 1,
-                    bootstrap -> consumer.run(bootstrap, CONSUME_TOPIC, records)));
+                    bootstrap -> consumer.run(bootstrap, CONSUME_TOPIC)));
         }
     }
 

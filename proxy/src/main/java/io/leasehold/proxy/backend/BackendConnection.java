@@ -17,17 +17,26 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One TCP connection to one broker. Assigns its own correlation ids (so requests of many
- * clients never collide) and matches responses back to callers. All state is confined to the
- * channel's event loop.
+ * clients never collide) and matches responses back to callers, either whole or, for requests
+ * sent with {@link #sendStreaming}, as a {@link ResponseStream} that starts with the first bytes.
+ * All state is confined to the channel's event loop.
  */
-final class BackendConnection extends ChannelInboundHandlerAdapter {
+final class BackendConnection extends ChannelInboundHandlerAdapter implements ResponseFramer.StreamSelector {
     private final String brokerName;
     private final Duration requestTimeout;
     private final Map<Integer, Pending> pending = new HashMap<>();
     private Channel channel;
     private int nextCorrelationId;
+    /** The streamed response whose bytes are arriving, if any. */
+    private ResponseStream current;
 
-    private record Pending(CompletableFuture<ByteBuf> future, ScheduledFuture<?> timeout) {
+    /** A request waiting for its answer: whole ({@code frame}) or streamed ({@code stream}). */
+    private record Pending(CompletableFuture<ByteBuf> frame, CompletableFuture<ResponseStream> stream,
+                           ScheduledFuture<?> timeout) {
+        void fail(Throwable cause) {
+            timeout.cancel(false);
+            (frame != null ? frame : stream).completeExceptionally(cause);
+        }
     }
 
     BackendConnection(String brokerName, Duration requestTimeout) {
@@ -53,11 +62,26 @@ final class BackendConnection extends ChannelInboundHandlerAdapter {
      */
     CompletableFuture<ByteBuf> send(ByteBuf request) {
         CompletableFuture<ByteBuf> future = new CompletableFuture<>();
+        write(request, future, null);
+        return future;
+    }
+
+    /**
+     * Like {@link #send}, but completes as soon as the response's first bytes arrive, with a
+     * stream (owned by the caller) that receives the rest as it comes.
+     */
+    CompletableFuture<ResponseStream> sendStreaming(ByteBuf request) {
+        CompletableFuture<ResponseStream> future = new CompletableFuture<>();
+        write(request, null, future);
+        return future;
+    }
+
+    private void write(ByteBuf request, CompletableFuture<ByteBuf> frame, CompletableFuture<ResponseStream> stream) {
         if (!channel.isActive()) {
             request.release();
-            future.completeExceptionally(new BackendUnreachableException(
+            (frame != null ? frame : stream).completeExceptionally(new BackendUnreachableException(
                     "connection to broker " + brokerName + " is closed", null));
-            return future;
+            return;
         }
         int correlationId = nextCorrelationId++;
         if (nextCorrelationId == Integer.MAX_VALUE) {
@@ -66,31 +90,39 @@ final class BackendConnection extends ChannelInboundHandlerAdapter {
         KafkaMessages.withRequestCorrelationId(request, correlationId);
         ScheduledFuture<?> timeout = channel.eventLoop().schedule(() -> timedOut(correlationId),
                 requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        pending.put(correlationId, new Pending(future, timeout));
+        pending.put(correlationId, new Pending(frame, stream, timeout));
         channel.writeAndFlush(request).addListener(written -> {
             if (!written.isSuccess()) {
                 Pending p = pending.remove(correlationId);
                 if (p != null) {
-                    p.timeout.cancel(false);
                     // A failed write may have put part of the frame on the wire: outcome unknown.
-                    p.future.completeExceptionally(new BackendOutcomeUnknownException(
+                    p.fail(new BackendOutcomeUnknownException(
                             "write to broker " + brokerName + " failed: " + written.cause(), false));
                 }
             }
         });
-        return future;
     }
 
     private void timedOut(int correlationId) {
         Pending p = pending.remove(correlationId);
         if (p != null) {
-            p.future.completeExceptionally(new BackendOutcomeUnknownException("broker " + brokerName
+            p.fail(new BackendOutcomeUnknownException("broker " + brokerName
                     + " did not answer within " + requestTimeout.toMillis() + " ms", true));
         }
     }
 
     @Override
+    public boolean streams(int correlationId) {
+        Pending p = pending.get(correlationId);
+        return p != null && p.stream != null;
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ResponseChunk chunk) {
+            streamed(chunk);
+            return;
+        }
         ByteBuf frame = (ByteBuf) msg;
         if (frame.readableBytes() < 4) {
             frame.release();
@@ -104,18 +136,45 @@ final class BackendConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         p.timeout.cancel(false);
-        if (!p.future.complete(frame)) {
+        if (!p.frame.complete(frame)) {
             ReferenceCountUtil.release(frame);
+        }
+    }
+
+    private void streamed(ResponseChunk chunk) {
+        if (chunk.first()) {
+            ByteBuf bytes = chunk.bytes();
+            ResponseStream stream = new ResponseStream(4L + bytes.getInt(bytes.readerIndex()));
+            Pending p = pending.remove(bytes.getInt(bytes.readerIndex() + 4));
+            stream.append(bytes);
+            current = chunk.last() ? null : stream;
+            if (p == null) {
+                stream.release();
+                return;
+            }
+            p.timeout.cancel(false);
+            if (!p.stream.complete(stream)) {
+                stream.release();
+            }
+            return;
+        }
+        current.append(chunk.bytes());
+        if (chunk.last()) {
+            current = null;
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (current != null) {
+            current.fail(new BackendOutcomeUnknownException(
+                    "connection to broker " + brokerName + " closed in the middle of a response", false));
+            current = null;
+        }
         List<Pending> lost = new ArrayList<>(pending.values());
         pending.clear();
         for (Pending p : lost) {
-            p.timeout.cancel(false);
-            p.future.completeExceptionally(new BackendOutcomeUnknownException(
+            p.fail(new BackendOutcomeUnknownException(
                     "connection to broker " + brokerName + " closed before the response arrived", false));
         }
         ctx.fireChannelInactive();

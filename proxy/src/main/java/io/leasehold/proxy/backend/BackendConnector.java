@@ -8,7 +8,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import java.time.Duration;
 
@@ -56,7 +55,7 @@ public final class BackendConnector {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(
-                                new KafkaFrameDecoder(maxResponseBytes),
+                                new ResponseFramer(maxResponseBytes, connection),
                                 new LengthFieldPrepender(4),
                                 new WritabilityRelay(writabilityChanged),
                                 connection);

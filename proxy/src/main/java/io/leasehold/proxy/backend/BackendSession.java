@@ -4,11 +4,13 @@ import io.leasehold.routing.snapshot.BrokerAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCounted;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -43,9 +45,22 @@ public final class BackendSession implements AutoCloseable {
      * {@link BackendOutcomeUnknownException} if it was written but not answered.
      */
     public CompletableFuture<ByteBuf> send(BrokerAddress broker, ByteBuf request) {
+        return send(broker, request, BackendConnection::send);
+    }
+
+    /**
+     * Like {@link #send}, but completes when the response's first bytes arrive, with a stream
+     * that forwards the rest as it comes (for large responses the proxy passes on unread).
+     */
+    public CompletableFuture<ResponseStream> sendStreaming(BrokerAddress broker, ByteBuf request) {
+        return send(broker, request, BackendConnection::sendStreaming);
+    }
+
+    private <R extends ReferenceCounted> CompletableFuture<R> send(
+            BrokerAddress broker, ByteBuf request, BiFunction<BackendConnection, ByteBuf, CompletableFuture<R>> how) {
         if (!loop.inEventLoop()) {
-            CompletableFuture<ByteBuf> result = new CompletableFuture<>();
-            loop.execute(() -> send(broker, request).whenComplete((r, e) -> {
+            CompletableFuture<R> result = new CompletableFuture<>();
+            loop.execute(() -> send(broker, request, how).whenComplete((r, e) -> {
                 if (e != null) {
                     result.completeExceptionally(e);
                 } else if (!result.complete(r)) {
@@ -57,9 +72,9 @@ public final class BackendSession implements AutoCloseable {
         return connection(broker).handle((connection, error) -> {
             if (error != null) {
                 request.release();
-                return CompletableFuture.<ByteBuf>failedFuture(error);
+                return CompletableFuture.<R>failedFuture(error);
             }
-            return connection.send(request);
+            return how.apply(connection, request);
         }).thenCompose(f -> f);
     }
 

@@ -11,7 +11,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCounted;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,14 +32,20 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private final ProxyMetrics metrics;
     private final int maxInFlight;
     private final ActiveRequests active;
+    private final ChunkedWriteHandler streamWriter;
     private ResponseSequencer sequencer;
     private BackendSession backends;
     private ClientContext client;
     private boolean backendsWritable = true;
 
+    /**
+     * @param streamWriter the connection's {@link ChunkedWriteHandler}, which writes streamed
+     *                     responses as their bytes arrive
+     */
     ClientConnectionHandler(RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
-                            int maxInFlight, ActiveRequests active) {
+                            int maxInFlight, ActiveRequests active, ChunkedWriteHandler streamWriter) {
         this.active = active;
+        this.streamWriter = streamWriter;
         this.router = router;
         this.connector = connector;
         this.metrics = metrics;
@@ -47,7 +55,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         metrics.clientConnectionOpened();
-        sequencer = new ResponseSequencer(ctx.channel());
+        sequencer = new ResponseSequencer(ctx.channel(), streamWriter);
         backends = connector.openSession(ctx.channel().eventLoop(), new BackendListener() {
             @Override
             public void writabilityChanged(boolean writable) {
@@ -74,7 +82,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         active.started();
         ResponseSequencer.Slot slot = sequencer.reserve();
         updateAutoRead(ctx);
-        CompletableFuture<ByteBuf> response;
+        CompletableFuture<ReferenceCounted> response;
         try {
             response = router.handle(request, client);
         } catch (RuntimeException e) {
@@ -91,7 +99,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void finish(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, String description,
-                        RequestFrame request, long started, ByteBuf response, Throwable error) {
+                        RequestFrame request, long started, ReferenceCounted response, Throwable error) {
         active.finished();
         metrics.requestCompleted(request.apiKey(), System.nanoTime() - started, error != null);
         if (error != null) {

@@ -14,6 +14,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -76,12 +77,15 @@ public final class FrontendServer implements AutoCloseable {
                         }
                         clients.add(ch);
                         long idle = limits.idleTimeout().toMillis();
+                        // Below the prepender: streamed responses carry the broker's own length prefix.
+                        ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();
                         ch.pipeline().addLast(
                                 new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
+                                streamWriter,
                                 new KafkaFrameDecoder(limits.maxFrameBytes()),
                                 new LengthFieldPrepender(4),
                                 new ClientConnectionHandler(router, connector, metrics,
-                                        limits.maxInFlightPerConnection(), active));
+                                        limits.maxInFlightPerConnection(), active, streamWriter));
                     }
                 });
         serverChannel = bootstrap.bind(host, port).sync().channel();

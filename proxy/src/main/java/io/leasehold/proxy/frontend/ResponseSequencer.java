@@ -1,27 +1,38 @@
 package io.leasehold.proxy.frontend;
 
-import io.netty.buffer.ByteBuf;
+import io.leasehold.proxy.backend.ResponseStream;
 import io.netty.channel.Channel;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes a connection's responses strictly in request order although requests complete in any
  * order: each request reserves a slot when it arrives; finished slots at the head are written.
- * A slot finished with {@code null} (acks=0 produce) is skipped. Event-loop confined.
+ * A slot finished with {@code null} (acks=0 produce) is skipped. A {@link ResponseStream} is
+ * handed to the connection's {@link ChunkedWriteHandler}, which keeps later responses queued
+ * behind it until its last byte is out. Event-loop confined.
  */
 final class ResponseSequencer {
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseSequencer.class);
+
     private final Channel channel;
+    private final ChunkedWriteHandler streamWriter;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
     private boolean closed;
 
     /** One request's place in line. */
     static final class Slot {
         private boolean done;
-        private ByteBuf response;
+        private ReferenceCounted response;
     }
 
-    ResponseSequencer(Channel channel) {
+    ResponseSequencer(Channel channel, ChunkedWriteHandler streamWriter) {
         this.channel = channel;
+        this.streamWriter = streamWriter;
     }
 
     Slot reserve() {
@@ -36,11 +47,9 @@ final class ResponseSequencer {
     }
 
     /** Records a slot's response (ownership taken) and writes every finished head slot. */
-    void complete(Slot slot, ByteBuf response) {
+    void complete(Slot slot, ReferenceCounted response) {
         if (closed) {
-            if (response != null) {
-                response.release();
-            }
+            ReferenceCountUtil.release(response);
             return;
         }
         slot.done = true;
@@ -49,7 +58,7 @@ final class ResponseSequencer {
         while (!slots.isEmpty() && slots.peekFirst().done) {
             Slot head = slots.pollFirst();
             if (head.response != null) {
-                channel.write(head.response, channel.voidPromise());
+                write(head.response);
                 head.response = null;
                 wrote = true;
             }
@@ -59,14 +68,28 @@ final class ResponseSequencer {
         }
     }
 
+    private void write(ReferenceCounted response) {
+        if (!(response instanceof ResponseStream stream)) {
+            channel.write(response, channel.voidPromise());
+            return;
+        }
+        stream.onData(streamWriter::resumeTransfer);
+        channel.write(stream).addListener(written -> {
+            if (!written.isSuccess()) {
+                // Part of the frame may be on the wire already: the connection cannot be reused.
+                LOG.warn("Closing client {}: forwarding a response failed: {}", channel.remoteAddress(),
+                        written.cause().toString());
+                channel.close();
+            }
+        });
+    }
+
     /** Drops queued responses when the connection is gone. */
     void close() {
         closed = true;
         for (Slot slot : slots) {
-            if (slot.response != null) {
-                slot.response.release();
-                slot.response = null;
-            }
+            ReferenceCountUtil.release(slot.response);
+            slot.response = null;
         }
         slots.clear();
     }

@@ -16,7 +16,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Fetch as a partitioned API. Fetch sessions are not forwarded: every sub-request is a full,
  * sessionless fetch (session id 0, epoch -1), so brokers answer with session id 0 and the
- * client keeps sending full fetches. A single-owner response is forwarded without decoding.
+ * client keeps sending full fetches. A single-owner response is streamed to the client as it
+ * arrives, without being decoded or buffered whole.
  */
 final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
         PartitionData> {
@@ -118,8 +119,8 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     }
 
     @Override
-    public boolean inspectsSingleResponse() {
-        return false;
+    public boolean streamsSingleResponse() {
+        return true;
     }
 
     @Override

@@ -4,7 +4,7 @@ import io.github.resilience4j.retry.Retry;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.protocol.RequestFrame;
-import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +37,7 @@ final class PartitionRouting {
         this.defaultRetryBudget = defaultRetryBudget;
     }
 
-    <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ByteBuf> execute(
+    <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ReferenceCounted> execute(
             PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client) {
         long deadline = System.nanoTime() + api.retryBudget(request, defaultRetryBudget).toNanos();
         PartitionedExchange<Q, R, T, E, P> exchange =

@@ -68,9 +68,12 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     /** True if the single-owner case may forward the client's own bytes unchanged. */
     boolean forwardsOriginal(Q request);
 
-    /** False if a single-owner response is forwarded without being decoded at all. */
-    default boolean inspectsSingleResponse() {
-        return true;
+    /**
+     * True if a single-owner response is forwarded without being read at all, streamed to the
+     * client while it arrives; false if the proxy reads it for rejected partitions first.
+     */
+    default boolean streamsSingleResponse() {
+        return false;
     }
 
     /** How long rejected partitions may be retried on the client's behalf. */

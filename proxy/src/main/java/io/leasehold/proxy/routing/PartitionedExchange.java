@@ -13,6 +13,7 @@ import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.PartitionId;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -50,8 +51,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
     }
 
-    /** Outcome of one attempt: what is left to retry, or a raw response that finishes the exchange. */
-    record Attempt<T, E>(List<Entry<T, E>> retry, ByteBuf raw, long deadlineNanos) {
+    /**
+     * Outcome of one attempt: what is left to retry, or a response passed on as the broker sent it
+     * (a frame or a stream) that finishes the exchange.
+     */
+    record Attempt<T, E>(List<Entry<T, E>> retry, ReferenceCounted raw, long deadlineNanos) {
         /** Retry only what is left, and only within the request's own time budget. */
         boolean worthRetrying() {
             return raw == null && !retry.isEmpty() && System.nanoTime() - deadlineNanos < 0;
@@ -108,7 +112,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * Runs the attempts under {@code retry} and completes with the encoded response; releases
      * the request frame and every backend response frame it used.
      */
-    CompletableFuture<ByteBuf> run(List<Entry<T, E>> entries, Retry retry) {
+    CompletableFuture<ReferenceCounted> run(List<Entry<T, E>> entries, Retry retry) {
         AtomicReference<List<Entry<T, E>>> remaining = new AtomicReference<>(entries);
         CompletableFuture<Attempt<T, E>> done = retry.<Attempt<T, E>>executeCompletionStage(
                 client.backends().eventLoop(), () -> {
@@ -140,7 +144,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         });
     }
 
-    private ByteBuf assemble() {
+    private ReferenceCounted assemble() {
         LinkedHashMap<T, List<P>> merged = new LinkedHashMap<>();
         for (T topic : api.topics(request)) {
             List<P> partitions = new ArrayList<>();
@@ -200,13 +204,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     /** Single owner on the first try: forward the client's bytes when allowed, and its response as is. */
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         ByteBuf payload = api.forwardsOriginal(request) ? frame.retainedFrame() : encode(routed);
+        if (api.streamsSingleResponse()) {
+            return client.backends().sendStreaming(broker, payload).handle((stream, error) -> error != null
+                    ? new Attempt<>(failed(routed, error), null, deadlineNanos)
+                    : new Attempt<>(List.of(), stream.withCorrelationId(frame.correlationId()), deadlineNanos));
+        }
         return client.backends().send(broker, payload).handle((response, error) -> {
             if (error != null) {
                 return new Attempt<>(failed(routed, error), null, deadlineNanos);
-            }
-            if (!api.inspectsSingleResponse()) {
-                return new Attempt<T, E>(List.of(), KafkaMessages.withResponseCorrelationId(response,
-                        frame.correlationId()), deadlineNanos);
             }
             responseFrames.add(response);
             List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()),

@@ -8,6 +8,7 @@ import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -68,14 +69,14 @@ public final class RequestRouter implements RequestHandler {
     }
 
     @Override
-    public CompletableFuture<ByteBuf> handle(RequestFrame request, ClientContext client) {
+    public CompletableFuture<ReferenceCounted> handle(RequestFrame request, ClientContext client) {
         if (request.apiKey() == ApiKeys.API_VERSIONS) {
             return answerApiVersions(request, client);
         }
         return apiVersions.isAdvertised(request.apiKey(), request.version()).handle((advertised, error) -> {
             if (error != null) {
                 request.release();
-                return CompletableFuture.<ByteBuf>failedFuture(error);
+                return CompletableFuture.<ReferenceCounted>failedFuture(error);
             }
             if (!advertised) {
                 return unsupported(request, client);
@@ -84,12 +85,12 @@ public final class RequestRouter implements RequestHandler {
                 return dispatch(request, client);
             } catch (MalformedRequestException | RuntimeException e) {
                 request.release();
-                return CompletableFuture.<ByteBuf>failedFuture(e);
+                return CompletableFuture.<ReferenceCounted>failedFuture(e);
             }
         }).thenCompose(f -> f);
     }
 
-    private CompletableFuture<ByteBuf> dispatch(RequestFrame request, ClientContext client)
+    private CompletableFuture<ReferenceCounted> dispatch(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         Route route = policy.route(request.apiKey());
         switch (route) {
@@ -98,7 +99,7 @@ public final class RequestRouter implements RequestHandler {
                 return respond(request, client, coordinators.answer(find, request.version()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
-                return metadata.metadata(metadataRequest, request.version()).thenApply(response -> {
+                return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>thenApply(response -> {
                     try {
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
                                 request.correlationId(), response);
@@ -111,18 +112,18 @@ public final class RequestRouter implements RequestHandler {
             case GROUP:
                 return routeGroup(request, client);
             case ANY_BROKER_REWRITTEN:
-                return anyBroker.forward(request, client, frame -> rewriteDescribeCluster(request, client, frame));
+                return widen(anyBroker.forward(request, client, frame -> rewriteDescribeCluster(request, client, frame)));
             default:
-                return anyBroker.forward(request, client);
+                return widen(anyBroker.forward(request, client));
         }
     }
 
-    private CompletableFuture<ByteBuf> routePartitioned(RequestFrame request, ClientContext client)
+    private CompletableFuture<ReferenceCounted> routePartitioned(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         switch (request.apiKey()) {
             case PRODUCE:
                 ProduceRequestData produceRequest = request.decodeBody();
-                CompletableFuture<ByteBuf> result = partitions.execute(produce, request, produceRequest, client);
+                CompletableFuture<ReferenceCounted> result = partitions.execute(produce, request, produceRequest, client);
                 if (produceRequest.acks() != 0) {
                     return result;
                 }
@@ -145,7 +146,7 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
-    private CompletableFuture<ByteBuf> routeGroup(RequestFrame request, ClientContext client)
+    private CompletableFuture<ReferenceCounted> routeGroup(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         switch (request.apiKey()) {
             case DESCRIBE_GROUPS:
@@ -156,9 +157,9 @@ public final class RequestRouter implements RequestHandler {
                 if (request.version() >= OffsetFetchGroupsApi.FIRST_MULTI_GROUP_VERSION) {
                     return partitions.execute(offsetFetchGroups, request, request.decodeBody(), client);
                 }
-                return groups.route(request, client);
+                return widen(groups.route(request, client));
             default:
-                return groups.route(request, client);
+                return widen(groups.route(request, client));
         }
     }
 
@@ -174,17 +175,17 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
-    private CompletableFuture<ByteBuf> answerApiVersions(RequestFrame request, ClientContext client) {
+    private CompletableFuture<ReferenceCounted> answerApiVersions(RequestFrame request, ClientContext client) {
         if (request.version() > ApiKeys.API_VERSIONS.latestVersion()) {
             // Answered in v0, which every client can read, so it can retry with a version we know.
             try {
-                return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(),
+                return CompletableFuture.<ReferenceCounted>completedFuture(KafkaMessages.encodeResponse(client.alloc(),
                         ApiKeys.API_VERSIONS, (short) 0, request.correlationId(), apiVersions.unsupportedVersion()));
             } finally {
                 request.release();
             }
         }
-        return apiVersions.answer().handle((answer, error) -> {
+        return apiVersions.answer().<ReferenceCounted>handle((answer, error) -> {
             try {
                 if (error != null) {
                     throw new IllegalStateException("no backend answered ApiVersions: " + error.getMessage(), error);
@@ -197,9 +198,9 @@ public final class RequestRouter implements RequestHandler {
         });
     }
 
-    private CompletableFuture<ByteBuf> unsupported(RequestFrame request, ClientContext client) {
+    private CompletableFuture<ReferenceCounted> unsupported(RequestFrame request, ClientContext client) {
         try {
-            return CompletableFuture.completedFuture(
+            return CompletableFuture.<ReferenceCounted>completedFuture(
                     ErrorResponder.respond(client.alloc(), request, Errors.UNSUPPORTED_VERSION));
         } catch (RuntimeException e) {
             // kafka-clients cannot even read this version, so no error response can be built.
@@ -210,13 +211,18 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
-    private CompletableFuture<ByteBuf> respond(RequestFrame request, ClientContext client,
+    private CompletableFuture<ReferenceCounted> respond(RequestFrame request, ClientContext client,
                                                ApiMessage body) {
         try {
-            return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(), request.apiKey(),
+            return CompletableFuture.<ReferenceCounted>completedFuture(KafkaMessages.encodeResponse(client.alloc(), request.apiKey(),
                     request.version(), request.correlationId(), body));
         } finally {
             request.release();
         }
+    }
+
+    /** Views a whole-frame answer as the handler's response type. */
+    private static CompletableFuture<ReferenceCounted> widen(CompletableFuture<ByteBuf> response) {
+        return response.thenApply(frame -> frame);
     }
 }

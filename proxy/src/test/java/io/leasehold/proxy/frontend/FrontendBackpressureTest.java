@@ -14,6 +14,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.ReferenceCounted;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -37,7 +38,7 @@ class FrontendBackpressureTest {
     /** Each request carries a 16 KiB client id, so a single socket read holds only a few of them. */
     private static final String LONG_CLIENT_ID = "c".repeat(16 * 1024);
 
-    private final List<CompletableFuture<ByteBuf>> held = Collections.synchronizedList(new ArrayList<>());
+    private final List<CompletableFuture<ReferenceCounted>> held = Collections.synchronizedList(new ArrayList<>());
     private final List<RequestFrame> requests = Collections.synchronizedList(new ArrayList<>());
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -49,7 +50,7 @@ class FrontendBackpressureTest {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         RequestHandler holding = (request, client) -> {
-            CompletableFuture<ByteBuf> answer = new CompletableFuture<>();
+            CompletableFuture<ReferenceCounted> answer = new CompletableFuture<>();
             requests.add(request);
             held.add(answer);
             return answer;

@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.ReferenceCounted;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -43,7 +44,7 @@ class FrontendServerTest {
     /** Answers every request with an empty ApiVersions response. */
     private static final RequestHandler ANSWER_EVERYTHING = (request, client) -> {
         try {
-            return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(), ApiKeys.API_VERSIONS,
+            return CompletableFuture.<ReferenceCounted>completedFuture(KafkaMessages.encodeResponse(client.alloc(), ApiKeys.API_VERSIONS,
                     (short) 0, request.correlationId(), new ApiVersionsResponseData()));
         } finally {
             request.release();

@@ -2,9 +2,13 @@ package io.leasehold.proxy.frontend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.leasehold.proxy.backend.EmbeddedBackend;
+import io.leasehold.proxy.backend.ResponseStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import java.util.concurrent.CompletableFuture;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -28,8 +32,9 @@ class ResponseSequencerTest {
 
     @Test
     void writesResponsesInRequestOrderWhenTheyCompleteOutOfOrder() {
-        EmbeddedChannel channel = new EmbeddedChannel();
-        ResponseSequencer sequencer = new ResponseSequencer(channel);
+        ChunkedWriteHandler writer = new ChunkedWriteHandler();
+        EmbeddedChannel channel = new EmbeddedChannel(writer);
+        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot first = sequencer.reserve();
         ResponseSequencer.Slot second = sequencer.reserve();
         ResponseSequencer.Slot third = sequencer.reserve();
@@ -48,8 +53,9 @@ class ResponseSequencerTest {
 
     @Test
     void skipsRequestsThatGetNoResponse() {
-        EmbeddedChannel channel = new EmbeddedChannel();
-        ResponseSequencer sequencer = new ResponseSequencer(channel);
+        ChunkedWriteHandler writer = new ChunkedWriteHandler();
+        EmbeddedChannel channel = new EmbeddedChannel(writer);
+        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot acksZero = sequencer.reserve();
         ResponseSequencer.Slot next = sequencer.reserve();
 
@@ -62,8 +68,9 @@ class ResponseSequencerTest {
 
     @Test
     void releasesResponsesThatArriveAfterTheConnectionClosed() {
-        EmbeddedChannel channel = new EmbeddedChannel();
-        ResponseSequencer sequencer = new ResponseSequencer(channel);
+        ChunkedWriteHandler writer = new ChunkedWriteHandler();
+        EmbeddedChannel channel = new EmbeddedChannel(writer);
+        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot first = sequencer.reserve();
         ResponseSequencer.Slot second = sequencer.reserve();
         ByteBuf queued = text("queued");
@@ -75,6 +82,56 @@ class ResponseSequencerTest {
         assertThat(queued.refCnt()).isZero();
         assertThat(late.refCnt()).isZero();
         assertThat(read(channel)).isNull();
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void forwardsAStreamedResponseAsItArrivesAndKeepsLaterOnesBehindIt() {
+        ChunkedWriteHandler writer = new ChunkedWriteHandler();
+        EmbeddedChannel channel = new EmbeddedChannel(writer);
+        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
+        ResponseSequencer.Slot streamed = sequencer.reserve();
+        ResponseSequencer.Slot after = sequencer.reserve();
+        try (EmbeddedBackend broker = new EmbeddedBackend(1 << 20)) {
+            CompletableFuture<ResponseStream> stream = broker.sendStreaming();
+            ByteBuf frame = EmbeddedBackend.responseFrame(broker.lastCorrelationId(), new byte[100]);
+            broker.brokerSends(frame.readRetainedSlice(50));
+
+            sequencer.complete(streamed, stream.join());
+            sequencer.complete(after, text("after"));
+            ByteBuf head = channel.readOutbound();
+            assertThat(head.readableBytes()).as("the first bytes go out before the rest has arrived").isEqualTo(50);
+            head.release();
+            assertThat((Object) channel.readOutbound()).as("the next response waits for the stream").isNull();
+
+            broker.brokerSends(frame.readRetainedSlice(frame.readableBytes()));
+            frame.release();
+            ByteBuf tail = channel.readOutbound();
+            assertThat(tail.readableBytes()).isEqualTo(58);
+            tail.release();
+            assertThat(read(channel)).isEqualTo("after");
+        }
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void closesTheClientWhenAStreamedResponseBreaksHalfWay() {
+        ChunkedWriteHandler writer = new ChunkedWriteHandler();
+        EmbeddedChannel channel = new EmbeddedChannel(writer);
+        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
+        try (EmbeddedBackend broker = new EmbeddedBackend(1 << 20)) {
+            CompletableFuture<ResponseStream> stream = broker.sendStreaming();
+            ByteBuf frame = EmbeddedBackend.responseFrame(broker.lastCorrelationId(), new byte[100]);
+            broker.brokerSends(frame.readRetainedSlice(50));
+            frame.release();
+            sequencer.complete(sequencer.reserve(), stream.join());
+            ByteBuf head = channel.readOutbound();
+            head.release();
+
+            broker.brokerDisconnects();
+
+            assertThat(channel.isOpen()).as("a half-sent frame leaves the connection unusable").isFalse();
+        }
         channel.finishAndReleaseAll();
     }
 }

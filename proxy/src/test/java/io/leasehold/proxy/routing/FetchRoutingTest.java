@@ -108,7 +108,7 @@ class FetchRoutingTest {
         KafkaMessages.withRequestCorrelationId(buf, 5);
         RequestFrame frame = RequestFrame.parse(buf);
 
-        ByteBuf responseFrame = routing.execute(new FetchApi(), frame, frame.decodeBody(),
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(),
                 new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
                 .get(10, TimeUnit.SECONDS);
         List<String> values = new ArrayList<>();

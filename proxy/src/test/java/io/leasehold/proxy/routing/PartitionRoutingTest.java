@@ -140,7 +140,7 @@ class PartitionRoutingTest {
 
         RequestFrame frame = produceFrame((short) -1);
         ProduceRequestData request = frame.decodeBody();
-        ByteBuf responseFrame = routing.execute(new ProduceApi(), frame, request,
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, request,
                 new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
@@ -180,7 +180,7 @@ class PartitionRoutingTest {
 
         RequestFrame frame = produceFrame((short) 1);
         ProduceRequestData request = frame.decodeBody();
-        ByteBuf responseFrame = routing.execute(new ProduceApi(), frame, request,
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, request,
                 new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
