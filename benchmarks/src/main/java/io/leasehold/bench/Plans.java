@@ -39,7 +39,7 @@ final class Plans {
                         w(1, KIB, "1", 0), w(4, KIB, "1", 0),
                         w(1, KIB, "all", 0), w(4, KIB, "all", 5)),
                 List.of(w(1, KIB, "1", 0), w(1, KIB, "all", 0)),
-                KIB, 256L << 20, Duration.ofSeconds(30), 8, KAFKA_BUFFER);
+                KIB, 1L << 30, Duration.ofSeconds(30), 8, KAFKA_BUFFER);
     }
 
     static Plan reference(boolean quick) {
