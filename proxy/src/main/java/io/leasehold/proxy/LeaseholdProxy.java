@@ -13,6 +13,7 @@ import io.leasehold.proxy.routing.BackendReachability;
 import io.leasehold.proxy.routing.OwnerRouter;
 import io.leasehold.proxy.routing.ProxyIdentity;
 import io.leasehold.proxy.routing.RequestRouter;
+import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
@@ -21,7 +22,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -57,8 +57,10 @@ public final class LeaseholdProxy implements AutoCloseable {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindRoutingTable(watcher);
-        this.bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        this.workerGroup = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
+        NettyTransport transport = NettyTransport.preferred();
+        LOG.info("Kafka listener and broker connections use the {} transport", transport);
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+        this.workerGroup = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory());
         ProxyConfig.Backends backends = config.backends();
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 config.limits().maxFrameBytes(), new BackendListener() {

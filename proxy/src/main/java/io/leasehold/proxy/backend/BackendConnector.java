@@ -1,13 +1,13 @@
 package io.leasehold.proxy.backend;
 
+import io.leasehold.proxy.transport.NettyTransport;
+import io.leasehold.proxy.transport.SocketTuning;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldPrepender;
 import java.time.Duration;
 
@@ -47,10 +47,11 @@ public final class BackendConnector {
                           Runnable writabilityChanged) {
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
-                .channel(NioSocketChannel.class)
+                .channel(NettyTransport.channelFor(loop))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SocketTuning.WRITES)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, SocketTuning.READS)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -2,16 +2,16 @@ package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.transport.NettyTransport;
+import io.leasehold.proxy.transport.SocketTuning;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -62,9 +62,10 @@ public final class FrontendServer implements AutoCloseable {
     public InetSocketAddress start() throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
-                .channel(NioServerSocketChannel.class)
+                .channel(NettyTransport.serverChannelFor(bossGroup))
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, SocketTuning.WRITES)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, SocketTuning.READS)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
