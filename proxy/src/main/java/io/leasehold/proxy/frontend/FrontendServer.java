@@ -14,6 +14,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -23,8 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client-facing Kafka listener: framing with a size limit, idle and connection limits, one
- * {@link ClientConnectionHandler} per connection, and a drain for graceful shutdown.
+ * The client-facing Kafka listener: optional TLS, framing with a size limit, idle and connection
+ * limits, one {@link ClientConnectionHandler} per connection, and a drain for graceful shutdown.
  */
 public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
@@ -41,12 +42,24 @@ public final class FrontendServer implements AutoCloseable {
     private final BackendConnector connector;
     private final ProxyMetrics metrics;
     private final Limits limits;
+    private final SslContext tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final ActiveRequests active = new ActiveRequests();
     private Channel serverChannel;
 
+    /** A plaintext listener. */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
                           RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
+        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, null);
+    }
+
+    /**
+     * @param tls the server TLS context every client connection starts with, built once at
+     *            start-up; {@code null} for a plaintext listener
+     */
+    public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                          RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
+                          SslContext tls) {
         this.host = host;
         this.port = port;
         this.bossGroup = bossGroup;
@@ -55,6 +68,7 @@ public final class FrontendServer implements AutoCloseable {
         this.connector = connector;
         this.metrics = metrics;
         this.limits = limits;
+        this.tls = tls;
     }
 
     /** Binds the listener; returns the bound address (port 0 picks a free port). */
@@ -75,6 +89,10 @@ public final class FrontendServer implements AutoCloseable {
                             return;
                         }
                         clients.add(ch);
+                        if (tls != null) {
+                            // First in the pipeline: the limits below see the decrypted frames.
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()), new TlsHandshakeGuard(metrics));
+                        }
                         long idle = limits.idleTimeout().toMillis();
                         ch.pipeline().addLast(
                                 new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
