@@ -149,8 +149,9 @@ final class MountedFiles {
         }
         Matcher legacy = Pattern.compile("-----BEGIN ((RSA|EC|DSA) PRIVATE KEY)-----").matcher(text);
         if (legacy.find()) {
-            return " holds a " + legacy.group(1) + " (PKCS#1/SEC1); the proxy reads PKCS#8 keys "
-                    + "(-----BEGIN PRIVATE KEY-----): convert with openssl pkcs8 -topk8 -nocrypt -in OLD -out NEW";
+            return " holds a key in the older -----BEGIN " + legacy.group(1) + "----- form (PKCS#1/SEC1); the proxy "
+                    + "reads PKCS#8 keys (-----BEGIN PRIVATE KEY-----): convert with openssl pkcs8 -topk8 -nocrypt "
+                    + "-in OLD -out NEW";
         }
         return " holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
     }
