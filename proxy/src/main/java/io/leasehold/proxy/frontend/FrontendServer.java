@@ -15,6 +15,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
+    /** A client must finish its TLS handshake within this, so half-open connections cannot pile up. */
+    private static final Duration TLS_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
     /** Listener limits, all from configuration. */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection) {
@@ -91,7 +94,9 @@ public final class FrontendServer implements AutoCloseable {
                         clients.add(ch);
                         if (tls != null) {
                             // First in the pipeline: the limits below see the decrypted frames.
-                            ch.pipeline().addLast(tls.newHandler(ch.alloc()), new TlsHandshakeGuard(metrics));
+                            SslHandler ssl = tls.newHandler(ch.alloc());
+                            ssl.setHandshakeTimeout(TLS_HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics));
                         }
                         long idle = limits.idleTimeout().toMillis();
                         ch.pipeline().addLast(
