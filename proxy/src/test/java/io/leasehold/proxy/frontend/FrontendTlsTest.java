@@ -150,6 +150,19 @@ class FrontendTlsTest {
     }
 
     @Test
+    void connectionsClosedBeforeAnyHandshakeAreCountedAsClosed() throws Exception {
+        start(ProxyConfig.ClientAuth.NONE);
+        // Like a load balancer's TCP health check: connect, then go away (FIN, then RST).
+        new Socket("127.0.0.1", port).close();
+        try (Socket reset = new Socket("127.0.0.1", port)) {
+            reset.setSoLinger(true, 0);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> handshakeFailures("closed") == 2);
+        assertThat(handshakeFailures("rejected") + handshakeFailures("not_tls")).isZero();
+    }
+
+    @Test
     void oversizedFrameOverTlsClosesOnlyThatConnection() throws Exception {
         start(ProxyConfig.ClientAuth.NONE);
         try (SSLSocket healthy = tlsClient(null); SSLSocket offender = tlsClient(null)) {
