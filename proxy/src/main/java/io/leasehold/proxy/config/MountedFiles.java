@@ -35,7 +35,7 @@ final class MountedFiles {
 
     private static final Pattern PEM_BLOCK =
             Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]*)-----END \\1-----");
-    /** PKCS#8 names the algorithm inside the key; these are the ones the JDK can read. */
+    /** A PKCS#8 key names its algorithm by OID, but the JDK's KeyFactory wants a name: these are tried in turn. */
     private static final List<String> KEY_ALGORITHMS = List.of("RSA", "EC", "EdDSA", "RSASSA-PSS", "DSA");
     private static final byte[] PAIR_PROBE = "leasehold key pair check".getBytes(StandardCharsets.US_ASCII);
 
