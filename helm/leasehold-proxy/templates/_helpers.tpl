@@ -79,6 +79,7 @@ app.kubernetes.io/part-of: leasehold
 
 {{- define "leasehold-proxy.etcdAuthDir" -}}/etc/leasehold/etcd-auth{{- end }}
 {{- define "leasehold-proxy.etcdTlsDir" -}}/etc/leasehold/etcd-tls{{- end }}
+{{- define "leasehold-proxy.listenerTlsDir" -}}/etc/leasehold/listener-tls{{- end }}
 
 {{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
 {{- define "leasehold-proxy.config" -}}
@@ -99,8 +100,19 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- end }}
 {{- end }}
+{{- $listener := dict "host" "0.0.0.0" "port" (.Values.ports.kafka | int) "advertisedHost" (include "leasehold-proxy.advertisedHost" .) "advertisedPort" (include "leasehold-proxy.advertisedPort" . | int) }}
+{{- with .Values.listenerTls }}
+{{- if .existingSecret }}
+{{- $_ := set $listener "tlsCertFile" (printf "%s/tls.crt" (include "leasehold-proxy.listenerTlsDir" $)) }}
+{{- $_ := set $listener "tlsKeyFile" (printf "%s/tls.key" (include "leasehold-proxy.listenerTlsDir" $)) }}
+{{- if ne .clientAuth "none" }}
+{{- $_ := set $listener "tlsCaFile" (printf "%s/ca.crt" (include "leasehold-proxy.listenerTlsDir" $)) }}
+{{- $_ := set $listener "tlsClientAuth" .clientAuth }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- $config := dict
-  "listener" (dict "host" "0.0.0.0" "port" (.Values.ports.kafka | int) "advertisedHost" (include "leasehold-proxy.advertisedHost" .) "advertisedPort" (include "leasehold-proxy.advertisedPort" . | int))
+  "listener" $listener
   "etcd" $etcd
   "backends" $c.backends
   "admin" (dict "host" "0.0.0.0" "port" (.Values.ports.admin | int))

@@ -22,6 +22,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -49,8 +50,12 @@ public final class LeaseholdProxy implements AutoCloseable {
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
-    /** Wires everything; nothing listens until {@link #start(Duration)}. */
-    public LeaseholdProxy(ProxyConfig config, Client etcd) {
+    /**
+     * Wires everything; nothing listens until {@link #start(Duration)}.
+     *
+     * @param clientTls the Kafka listener's server TLS context, {@code null} for plaintext
+     */
+    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls) {
         this.config = config;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
@@ -89,7 +94,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         ProxyConfig.Limits limits = config.limits();
         this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
                 requests, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
-                limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection()));
+                limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection()), clientTls);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining),
@@ -109,8 +114,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
         admin.start();
-        LOG.info("Leasehold proxy listening on {} (advertised {}:{}), admin on port {}", boundAddress,
-                config.listener().advertisedHost(), config.listener().advertisedPort(), admin.port());
+        LOG.info("Leasehold proxy listening on {} ({}, advertised {}:{}), admin on port {}", boundAddress,
+                config.listener().tls() ? "TLS" : "plaintext", config.listener().advertisedHost(),
+                config.listener().advertisedPort(), admin.port());
         return boundAddress;
     }
 

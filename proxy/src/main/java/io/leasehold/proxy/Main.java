@@ -5,16 +5,21 @@ import io.leasehold.proxy.config.ConfigException;
 import io.leasehold.proxy.config.ConfigLoader;
 import io.leasehold.proxy.config.EtcdClientFactory;
 import io.leasehold.proxy.config.ProxyConfig;
+import io.leasehold.proxy.config.ServerSslContextFactory;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Command line entry point: {@code --config FILE} runs the proxy, {@code --validate-config FILE}
- * only checks the file. Prints {@code READY host:port} once serving; SIGTERM drains and exits 0.
+ * only checks the file (the secret and TLS files it names are read, and reported if unusable,
+ * when the proxy starts). Prints {@code READY host:port} once serving; SIGTERM drains and exits 0.
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -48,14 +53,31 @@ public final class Main {
     }
 
     private static int run(ProxyConfig config, Path file) throws InterruptedException {
-        Client etcd;
+        // The files behind the config (mounted Secrets) are read here, not by --validate-config,
+        // which must work where they are not mounted (CI, helm template checks).
+        List<String> problems = new ArrayList<>();
+        SslContext clientTls = null;
+        if (config.listener().tls()) {
+            try {
+                clientTls = new ServerSslContextFactory(file.toString()).create(config.listener());
+            } catch (ConfigException e) {
+                problems.addAll(e.problems());
+            }
+        }
+        Client etcd = null;
         try {
             etcd = new EtcdClientFactory(file.toString()).create(config.etcd());
         } catch (ConfigException e) {
-            System.err.println(e.getMessage());
+            problems.addAll(e.problems());
+        }
+        if (!problems.isEmpty()) {
+            if (etcd != null) {
+                etcd.close();
+            }
+            System.err.println(String.join(System.lineSeparator(), problems));
             return 1;
         }
-        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd);
+        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls);
         InetSocketAddress bound;
         try {
             bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);

@@ -30,6 +30,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<ApiKeys, Counter> retries = new ConcurrentHashMap<>();
     private final Map<String, Counter> framesRejected = new ConcurrentHashMap<>();
     private final Map<String, Counter> connectionsRefused = new ConcurrentHashMap<>();
+    private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Counter notLeaderRejections;
     private final Counter notCoordinatorRejections;
     private final Counter idleConnectionsClosed;
@@ -115,6 +116,18 @@ public final class ProxyMetrics implements AutoCloseable {
     public void connectionRefused(String reason) {
         connectionsRefused.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.refused")
                 .description("Client connections refused, by reason")
+                .tag("reason", key)
+                .register(registry)).increment();
+    }
+
+    /**
+     * A client connection closed because its TLS handshake failed; {@code reason} is one of
+     * "not_tls" (a plaintext client), "rejected" (certificates or protocol), "timeout", "closed"
+     * (the client went away mid-handshake).
+     */
+    public void tlsHandshakeFailed(String reason) {
+        tlsHandshakeFailures.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.tls.handshake.failures")
+                .description("Client connections closed because the TLS handshake failed, by reason")
                 .tag("reason", key)
                 .register(registry)).increment();
     }

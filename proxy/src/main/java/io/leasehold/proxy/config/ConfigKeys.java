@@ -15,7 +15,8 @@ final class ConfigKeys {
 
     private static Map<String, List<String>> sections() {
         Map<String, List<String>> sections = new LinkedHashMap<>();
-        sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort"));
+        sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",
+                "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout"));

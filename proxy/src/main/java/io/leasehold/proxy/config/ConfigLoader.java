@@ -22,8 +22,10 @@ import java.util.Map;
  * validated {@link ProxyConfig}. Unknown keys, wrong types, missing required keys and bad values
  * are all collected and reported together, each naming the source and the key path.
  *
- * <p>The optional {@code etcd.*File} keys point at mounted secret files; the loader checks
- * their form and combinations, {@link EtcdClientFactory} reads them when connecting.
+ * <p>The optional {@code etcd.*File} and {@code listener.tls*File} keys point at mounted secret
+ * files; the loader checks their form and combinations without touching the files (so a config
+ * can be validated where the secrets are not mounted), and {@link EtcdClientFactory} and
+ * {@link ServerSslContextFactory} read them at start-up.
  *
  * <p>Required keys (no safe default exists): {@code listener.advertisedHost},
  * {@code etcd.endpoints}, {@code backends.bootstrap}. Everything else has a default; see
@@ -150,7 +152,44 @@ public final class ConfigLoader {
         if (advertisedPort == 0 && port != 0) {
             in.problem(advertisedPortKey, "0 (advertise the bound port) is only allowed with listener.port: 0");
         }
-        return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort);
+        return withTls(in, host, port, advertisedHost, advertisedPort);
+    }
+
+    /** The listener with its TLS keys, all {@code null} (plaintext) unless the certificate and key are both set. */
+    private static ProxyConfig.Listener withTls(ConfigReader in, String host, int port, String advertisedHost,
+                                                int advertisedPort) {
+        Path certFile = in.optionalFile(key("listener", "tlsCertFile"));
+        Path keyFile = in.optionalFile(key("listener", "tlsKeyFile"));
+        ConfigKey caKey = key("listener", "tlsCaFile");
+        Path caFile = in.optionalFile(caKey);
+        ConfigKey clientAuthKey = key("listener", "tlsClientAuth");
+        ProxyConfig.ClientAuth clientAuth = in.optionalChoice(clientAuthKey, ProxyConfig.ClientAuth.values());
+        if ((certFile == null) != (keyFile == null)) {
+            in.problem(key("listener", certFile == null ? "tlsCertFile" : "tlsKeyFile"),
+                    "listener.tlsCertFile and listener.tlsKeyFile (the server certificate) must be set together");
+        }
+        boolean verifiesClients = clientAuth != null && clientAuth != ProxyConfig.ClientAuth.NONE;
+        if (certFile == null && keyFile == null) {
+            // Client authentication keys without server TLS would silently leave the listener plaintext.
+            String onlyTls = "only applies to a TLS listener: set listener.tlsCertFile and listener.tlsKeyFile too";
+            if (caFile != null) {
+                in.problem(caKey, onlyTls);
+            }
+            if (verifiesClients) {
+                in.problem(clientAuthKey, onlyTls);
+            }
+        } else if (verifiesClients && caFile == null) {
+            in.problem(clientAuthKey, ConfigReader.word(clientAuth) + " needs listener.tlsCaFile, the CA that signs "
+                    + "client certificates");
+        } else if (caFile != null && !verifiesClients) {
+            in.problem(caKey, "is only used to verify client certificates: set listener.tlsClientAuth to requested "
+                    + "or required");
+        }
+        if (certFile == null || keyFile == null) {
+            return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort);
+        }
+        return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort, certFile, keyFile, caFile,
+                clientAuth == null ? ProxyConfig.ClientAuth.NONE : clientAuth);
     }
 
     private static ProxyConfig.Etcd etcd(ConfigReader in) {

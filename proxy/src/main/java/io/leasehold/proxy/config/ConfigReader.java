@@ -9,7 +9,9 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -89,6 +91,27 @@ final class ConfigReader {
             }
             return path;
         }, true);
+    }
+
+    /**
+     * One of a fixed set of words, written as the lower-case constant name (e.g. {@code required});
+     * {@code null} when not set.
+     */
+    <E extends Enum<E>> E optionalChoice(ConfigKey key, E[] choices) {
+        List<String> words = Arrays.stream(choices).map(ConfigReader::word).toList();
+        String expected = "one of " + String.join(", ", words);
+        return scalar(key, null, expected, false, text -> {
+            int index = words.indexOf(text);
+            if (index < 0) {
+                throw new Unfit(expected);
+            }
+            return choices[index];
+        }, true);
+    }
+
+    /** How a choice is written in the config file. */
+    static String word(Enum<?> choice) {
+        return choice.name().toLowerCase(Locale.ROOT);
     }
 
     String etcdPrefix(ConfigKey key, String fallback) {

@@ -4,16 +4,16 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 
-import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.util.List;
+import javax.net.ssl.SSLException;
 
 /**
  * Builds the jetcd {@link Client} for the {@code etcd} section: endpoints, connect timeout, and
- * when configured, credentials and TLS material read from their files (mounted Secrets).
+ * when configured, credentials and TLS material read from their files (mounted Secrets) through
+ * {@link MountedFiles}, which reports every unusable file at once.
  */
 public final class EtcdClientFactory {
 
@@ -30,51 +30,36 @@ public final class EtcdClientFactory {
      * @throws ConfigException if a credentials or TLS file cannot be read or used, naming its key
      */
     public Client create(ProxyConfig.Etcd etcd) throws ConfigException {
+        MountedFiles files = new MountedFiles(sourceName);
+        String user = files.secret("etcd.usernameFile", etcd.usernameFile());
+        String password = files.secret("etcd.passwordFile", etcd.passwordFile());
+        List<X509Certificate> trusted = files.certificates("etcd.tlsCaFile", etcd.tlsCaFile());
+        MountedFiles.Identity identity = files.identity("etcd.tlsCertFile", etcd.tlsCertFile(),
+                "etcd.tlsKeyFile", etcd.tlsKeyFile());
+        files.throwIfProblems();
+
         ClientBuilder builder = Client.builder()
                 .endpoints(etcd.endpoints().stream().map(URI::create).toArray(URI[]::new))
                 .connectTimeout(etcd.connectTimeout());
-        if (etcd.usernameFile() != null) {
-            builder.user(ByteSequence.from(secret("etcd.usernameFile", etcd.usernameFile()), StandardCharsets.UTF_8))
-                    .password(ByteSequence.from(secret("etcd.passwordFile", etcd.passwordFile()),
-                            StandardCharsets.UTF_8));
+        if (user != null) {
+            builder.user(ByteSequence.from(user, StandardCharsets.UTF_8))
+                    .password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
-        if (etcd.tlsCaFile() != null || etcd.tlsCertFile() != null) {
-            requireReadable("etcd.tlsCaFile", etcd.tlsCaFile());
-            requireReadable("etcd.tlsCertFile", etcd.tlsCertFile());
-            requireReadable("etcd.tlsKeyFile", etcd.tlsKeyFile());
+        if (trusted != null || identity != null) {
             try {
                 builder.sslContext(ssl -> {
-                    if (etcd.tlsCaFile() != null) {
-                        ssl.trustManager(etcd.tlsCaFile().toFile());
+                    if (trusted != null) {
+                        ssl.trustManager(trusted);
                     }
-                    if (etcd.tlsCertFile() != null) {
-                        ssl.keyManager(etcd.tlsCertFile().toFile(), etcd.tlsKeyFile().toFile());
+                    if (identity != null) {
+                        ssl.keyManager(identity.key(), identity.chain());
                     }
                 });
-            } catch (IOException | IllegalArgumentException e) {
+            } catch (SSLException | IllegalArgumentException e) {
                 throw new ConfigException(List.of(sourceName + ": etcd.tlsCaFile/tlsCertFile/tlsKeyFile: "
                         + "cannot build a TLS context from these files: " + e.getMessage()));
             }
         }
         return builder.build();
-    }
-
-    /** Reads a one-line secret; the trailing newline Secrets created from files often carry is dropped. */
-    private String secret(String key, Path file) throws ConfigException {
-        try {
-            String value = Files.readString(file, StandardCharsets.UTF_8).strip();
-            if (value.isEmpty()) {
-                throw new ConfigException(List.of(sourceName + ": " + key + ": the file " + file + " is empty"));
-            }
-            return value;
-        } catch (IOException e) {
-            throw new ConfigException(List.of(sourceName + ": " + key + ": cannot read " + file + ": " + e));
-        }
-    }
-
-    private void requireReadable(String key, Path file) throws ConfigException {
-        if (file != null && !Files.isReadable(file)) {
-            throw new ConfigException(List.of(sourceName + ": " + key + ": cannot read " + file));
-        }
     }
 }

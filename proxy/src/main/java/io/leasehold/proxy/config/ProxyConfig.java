@@ -16,8 +16,36 @@ import java.util.List;
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
                           Limits limits, Routing routing, Shutdown shutdown) {
 
-    /** Where clients connect, and the single address the proxy tier advertises to them. */
-    public record Listener(String host, int port, String advertisedHost, int advertisedPort) {}
+    /**
+     * Where clients connect, and the single address the proxy tier advertises to them. With
+     * {@code tlsCertFile} and {@code tlsKeyFile} (PEM files mounted from a Secret) the listener
+     * speaks TLS only; {@code tlsCaFile} is the CA that signs client certificates, set exactly when
+     * {@code tlsClientAuth} is not {@code NONE}. {@code null} paths mean "not used";
+     * {@link ServerSslContextFactory} turns them into a TLS context.
+     */
+    public record Listener(String host, int port, String advertisedHost, int advertisedPort,
+                           Path tlsCertFile, Path tlsKeyFile, Path tlsCaFile, ClientAuth tlsClientAuth) {
+
+        /** A plaintext listener. */
+        public Listener(String host, int port, String advertisedHost, int advertisedPort) {
+            this(host, port, advertisedHost, advertisedPort, null, null, null, ClientAuth.NONE);
+        }
+
+        /** Whether clients must connect with TLS. */
+        public boolean tls() {
+            return tlsCertFile != null;
+        }
+    }
+
+    /** Whether clients of a TLS listener must present a certificate signed by {@code listener.tlsCaFile}. */
+    public enum ClientAuth {
+        /** No client certificate is asked for. */
+        NONE,
+        /** A client certificate is asked for and verified if sent; clients without one are accepted. */
+        REQUESTED,
+        /** Clients without a valid certificate fail the handshake. */
+        REQUIRED
+    }
 
     /**
      * The etcd cluster holding the ownership keys; {@code prefix} is the key-layout prefix.

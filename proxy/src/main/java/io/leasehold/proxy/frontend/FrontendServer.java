@@ -14,6 +14,8 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -24,11 +26,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client-facing Kafka listener: framing with a size limit, idle and connection limits, one
- * {@link ClientConnectionHandler} per connection, and a drain for graceful shutdown.
+ * The client-facing Kafka listener: optional TLS, framing with a size limit, idle and connection
+ * limits, one {@link ClientConnectionHandler} per connection, and a drain for graceful shutdown.
  */
 public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
+    /** A client must finish its TLS handshake within this, so half-open connections cannot pile up. */
+    private static final Duration TLS_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
     /** Listener limits, all from configuration. */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection) {
@@ -42,12 +46,24 @@ public final class FrontendServer implements AutoCloseable {
     private final BackendConnector connector;
     private final ProxyMetrics metrics;
     private final Limits limits;
+    private final SslContext tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final ActiveRequests active = new ActiveRequests();
     private Channel serverChannel;
 
+    /** A plaintext listener. */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
                           RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
+        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, null);
+    }
+
+    /**
+     * @param tls the server TLS context every client connection starts with, built once at
+     *            start-up; {@code null} for a plaintext listener
+     */
+    public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                          RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
+                          SslContext tls) {
         this.host = host;
         this.port = port;
         this.bossGroup = bossGroup;
@@ -56,6 +72,7 @@ public final class FrontendServer implements AutoCloseable {
         this.connector = connector;
         this.metrics = metrics;
         this.limits = limits;
+        this.tls = tls;
     }
 
     /** Binds the listener; returns the bound address (port 0 picks a free port). */
@@ -77,6 +94,12 @@ public final class FrontendServer implements AutoCloseable {
                             return;
                         }
                         clients.add(ch);
+                        if (tls != null) {
+                            // First in the pipeline: the limits below see the decrypted frames.
+                            SslHandler ssl = tls.newHandler(ch.alloc());
+                            ssl.setHandshakeTimeout(TLS_HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics));
+                        }
                         long idle = limits.idleTimeout().toMillis();
                         // Below the prepender: streamed responses carry the broker's own length prefix.
                         ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();

@@ -63,6 +63,9 @@ class ProxyMetricsTest {
         metrics.frameRejected("oversized");
         metrics.connectionRefused("max_connections");
         metrics.idleConnectionClosed();
+        metrics.tlsHandshakeFailed("not_tls");
+        metrics.tlsHandshakeFailed("rejected");
+        metrics.tlsHandshakeFailed("not_tls");
 
         String scrape = registry.scrape();
 
@@ -73,7 +76,9 @@ class ProxyMetricsTest {
                 .contains("leasehold_frames_rejected_total{reason=\"oversized\"} 2.0")
                 .contains("leasehold_frames_rejected_total{reason=\"malformed\"} 1.0")
                 .contains("leasehold_client_connections_refused_total{reason=\"max_connections\"} 1.0")
-                .contains("leasehold_client_connections_idle_closed_total 1.0");
+                .contains("leasehold_client_connections_idle_closed_total 1.0")
+                .contains("leasehold_client_tls_handshake_failures_total{reason=\"not_tls\"} 2.0")
+                .contains("leasehold_client_tls_handshake_failures_total{reason=\"rejected\"} 1.0");
     }
 
     @Test
@@ -106,6 +111,7 @@ class ProxyMetricsTest {
         metrics.retried(ApiKeys.PRODUCE);
         metrics.frameRejected("oversized");
         metrics.connectionRefused("max_connections");
+        metrics.tlsHandshakeFailed("not_tls");
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));

@@ -83,7 +83,8 @@ class ConfigLoaderTest {
                 """);
 
         assertThat(error.problems()).containsExactlyInAnyOrder(
-                "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort)",
+                "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
+                        + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth)",
                 "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
@@ -204,6 +205,78 @@ class ConfigLoaderTest {
                 "config.yaml: etcd.endpoints: TLS files are set, so every endpoint must use https://");
         assertThat(parseFailure(MINIMAL.replace("etcd: {", "etcd: { passwordFile: /p,")).problems()).containsExactly(
                 "config.yaml: etcd.usernameFile: etcd.usernameFile and etcd.passwordFile must be set together");
+    }
+
+    @Test
+    void listenerTlsFilesAndClientAuthAreReadIntoTheListener() throws ConfigException {
+        ProxyConfig config = loader.parse("""
+                listener:
+                  advertisedHost: kafka
+                  tlsCertFile: /etc/leasehold/listener-tls/tls.crt
+                  tlsKeyFile: /etc/leasehold/listener-tls/tls.key
+                  tlsCaFile: /etc/leasehold/listener-tls/ca.crt
+                  tlsClientAuth: required
+                etcd: { endpoints: ["http://etcd:2379"] }
+                backends: { bootstrap: ["b:1"] }
+                """, "config.yaml");
+
+        assertThat(config.listener()).isEqualTo(new ProxyConfig.Listener("0.0.0.0", 9092, "kafka", 9092,
+                Path.of("/etc/leasehold/listener-tls/tls.crt"), Path.of("/etc/leasehold/listener-tls/tls.key"),
+                Path.of("/etc/leasehold/listener-tls/ca.crt"), ProxyConfig.ClientAuth.REQUIRED));
+        assertThat(config.listener().tls()).isTrue();
+        ProxyConfig serverOnly = loader.parse(MINIMAL.replace("listener: {",
+                "listener: { tlsCertFile: /tls.crt, tlsKeyFile: /tls.key,"), "config.yaml");
+        assertThat(serverOnly.listener()).isEqualTo(new ProxyConfig.Listener("0.0.0.0", 9092, "kafka.example.com",
+                9092, Path.of("/tls.crt"), Path.of("/tls.key"), null, ProxyConfig.ClientAuth.NONE));
+        assertThat(loader.parse(MINIMAL, "config.yaml").listener().tls()).as("plaintext by default").isFalse();
+    }
+
+    @Test
+    void listenerTlsKeysComeFromTheEnvironmentToo() throws ConfigException {
+        ConfigLoader withEnv = new ConfigLoader(Map.of(
+                "LEASEHOLD_LISTENER_TLS_CERT_FILE", "/run/tls/tls.crt",
+                "LEASEHOLD_LISTENER_TLS_KEY_FILE", "/run/tls/tls.key",
+                "LEASEHOLD_LISTENER_TLS_CA_FILE", "/run/tls/ca.crt",
+                "LEASEHOLD_LISTENER_TLS_CLIENT_AUTH", "requested"));
+
+        assertThat(withEnv.parse(MINIMAL, "config.yaml").listener()).isEqualTo(new ProxyConfig.Listener("0.0.0.0",
+                9092, "kafka.example.com", 9092, Path.of("/run/tls/tls.crt"), Path.of("/run/tls/tls.key"),
+                Path.of("/run/tls/ca.crt"), ProxyConfig.ClientAuth.REQUESTED));
+        ConfigException error = catchThrowableOfType(ConfigException.class, () -> new ConfigLoader(
+                Map.of("LEASEHOLD_LISTENER_TLS_CLIENT_AUTH", "Required")).parse(MINIMAL, "config.yaml"));
+        assertThat(error.problems()).containsExactly("config.yaml: listener.tlsClientAuth (from environment variable "
+                + "LEASEHOLD_LISTENER_TLS_CLIENT_AUTH): expected one of none, requested, required, got \"Required\"");
+    }
+
+    @Test
+    void listenerTlsKeysMustComeInWorkingCombinations() {
+        ConfigException halfAndBadValues = parseFailure("""
+                listener: { advertisedHost: kafka, tlsCertFile: /tls.crt, tlsCaFile: tls/ca.crt, tlsClientAuth: yes }
+                etcd: { endpoints: ["http://etcd:2379"] }
+                backends: { bootstrap: ["b:1"] }
+                """);
+        assertThat(halfAndBadValues.problems()).containsExactlyInAnyOrder(
+                "config.yaml: listener.tlsCaFile: expected an absolute file path, got \"tls/ca.crt\"",
+                "config.yaml: listener.tlsClientAuth: expected one of none, requested, required, got true",
+                "config.yaml: listener.tlsKeyFile: listener.tlsCertFile and listener.tlsKeyFile (the server "
+                        + "certificate) must be set together");
+
+        String tls = "listener: { tlsCertFile: /tls.crt, tlsKeyFile: /tls.key,";
+        assertThat(parseFailure(MINIMAL.replace("listener: {", tls + " tlsClientAuth: required,")).problems())
+                .containsExactly("config.yaml: listener.tlsClientAuth: required needs listener.tlsCaFile, the CA "
+                        + "that signs client certificates");
+        assertThat(parseFailure(MINIMAL.replace("listener: {", tls + " tlsCaFile: /ca.crt,")).problems())
+                .as("a CA without client authentication would suggest a protection that is not there")
+                .containsExactly("config.yaml: listener.tlsCaFile: is only used to verify client certificates: set "
+                        + "listener.tlsClientAuth to requested or required");
+        assertThat(parseFailure(MINIMAL.replace("listener: {",
+                "listener: { tlsCaFile: /ca.crt, tlsClientAuth: requested,")).problems())
+                .as("client authentication without server TLS would leave the listener plaintext")
+                .containsExactlyInAnyOrder(
+                        "config.yaml: listener.tlsCaFile: only applies to a TLS listener: set listener.tlsCertFile "
+                                + "and listener.tlsKeyFile too",
+                        "config.yaml: listener.tlsClientAuth: only applies to a TLS listener: set "
+                                + "listener.tlsCertFile and listener.tlsKeyFile too");
     }
 
     @Test

@@ -39,6 +39,8 @@ class ConfigurationDocTest {
         assertThat(full.shutdown()).isEqualTo(minimal.shutdown());
         assertThat(full.admin()).isEqualTo(minimal.admin());
         assertThat(full.etcd().tlsKeyFile()).isEqualTo(Path.of("/etc/leasehold/etcd-tls/tls.key"));
+        assertThat(full.listener().tlsClientAuth()).isEqualTo(ProxyConfig.ClientAuth.REQUIRED);
+        assertThat(minimal.listener().tls()).as("plaintext unless configured").isFalse();
         assertThat(minimal.shutdown().drainTimeout()).isEqualTo(Duration.ofSeconds(20));
     }
 

@@ -2,13 +2,12 @@ package io.leasehold.proxy.config;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.leasehold.proxy.testing.TestCertificates;
+import io.leasehold.proxy.testing.TlsEtcd;
 import io.leasehold.routing.testing.EtcdServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class EtcdClientFactoryTest {
 
@@ -49,50 +47,21 @@ class EtcdClientFactoryTest {
 
     @Test
     void connectsOverMutualTlsWithTheConfiguredFiles(@TempDir Path dir) throws Exception {
-        assumeTrue(TestCertificates.opensslAvailable(), "openssl is needed to make test certificates");
-        TestCertificates certs = TestCertificates.create(dir);
-        int clientPort = freePort();
-        int peerPort = freePort();
-        String endpoint = "https://127.0.0.1:" + clientPort;
-        Process etcd = new ProcessBuilder(etcdBinary(), "--name", "tls-test", "--data-dir", dir.resolve("data").toString(),
-                "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-                "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-cluster", "tls-test=http://127.0.0.1:" + peerPort,
-                "--cert-file", certs.serverCert.toString(), "--key-file", certs.serverKey.toString(),
-                "--client-cert-auth", "--trusted-ca-file", certs.caCert.toString(), "--log-level", "warn")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("etcd.log").toFile()).start();
-        try {
-            ProxyConfig.Etcd mutualTls = new ProxyConfig.Etcd(List.of(endpoint), "/kafscale", Duration.ofSeconds(5),
-                    null, null, certs.caCert, certs.clientCert, certs.clientKey);
+        TestCertificates certs = TestCertificates.generate(dir.resolve("certs"));
+        try (TlsEtcd etcd = TlsEtcd.start(Files.createDirectories(dir.resolve("etcd")), certs)) {
+            ProxyConfig.Etcd mutualTls = new ProxyConfig.Etcd(List.of(etcd.endpoint()), "/kafscale", Duration.ofSeconds(5),
+                    null, null, certs.caCert(), certs.cert(TestCertificates.CLIENT), certs.key(TestCertificates.CLIENT));
             try (Client client = factory.create(mutualTls)) {
-                await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
-                        client.getKVClient().put(bytes("/kafscale/tls"), bytes("ok")).get(5, TimeUnit.SECONDS));
+                client.getKVClient().put(bytes("/kafscale/tls"), bytes("ok")).get(10, TimeUnit.SECONDS);
                 assertThat(client.getKVClient().get(bytes("/kafscale/tls")).get(10, TimeUnit.SECONDS).getCount())
                         .isEqualTo(1);
             }
-            ProxyConfig.Etcd withoutClientCertificate = new ProxyConfig.Etcd(List.of(endpoint), "/kafscale",
-                    Duration.ofSeconds(5), null, null, certs.caCert, null, null);
+            ProxyConfig.Etcd withoutClientCertificate = new ProxyConfig.Etcd(List.of(etcd.endpoint()), "/kafscale",
+                    Duration.ofSeconds(5), null, null, certs.caCert(), null, null);
             try (Client client = factory.create(withoutClientCertificate)) {
                 assertThatThrownBy(() -> client.getKVClient().get(bytes("/kafscale/tls")).get(3, TimeUnit.SECONDS))
                         .as("etcd demands a client certificate").isInstanceOf(Exception.class);
             }
-        } finally {
-            etcd.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String etcdBinary() throws Exception {
-        Path repo = Path.of("").toAbsolutePath().getParent();
-        Process ensure = new ProcessBuilder(repo.resolve("scripts/ensure-etcd").toString()).start();
-        String binary = new String(ensure.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertThat(ensure.waitFor()).as("scripts/ensure-etcd").isZero();
-        return binary;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
         }
     }
 
@@ -108,13 +77,22 @@ class EtcdClientFactoryTest {
     }
 
     @Test
-    void unusableTlsMaterialIsReportedAsConfigError(@TempDir Path dir) throws Exception {
+    void everyUnusableFileIsReportedAtOnceWithItsKey(@TempDir Path dir) throws Exception {
+        TestCertificates certs = TestCertificates.generate(dir.resolve("certs"));
+        Path user = Files.writeString(dir.resolve("username"), "\n");
         Path ca = Files.writeString(dir.resolve("ca.crt"), "not a certificate");
         ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(List.of("https://127.0.0.1:2379"), "/kafscale",
-                Duration.ofSeconds(1), null, null, ca, null, null);
+                Duration.ofSeconds(1), user, dir.resolve("no-such-password"), ca, certs.cert(TestCertificates.CLIENT),
+                certs.key(TestCertificates.SERVER));
 
-        assertThatThrownBy(() -> factory.create(etcd)).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("config.yaml: etcd.tlsCaFile/tlsCertFile/tlsKeyFile: cannot build a TLS context");
+        ConfigException error = catchThrowableOfType(ConfigException.class, () -> factory.create(etcd));
+
+        assertThat(error.problems()).containsExactly(
+                "config.yaml: etcd.usernameFile: " + user + " is empty",
+                "config.yaml: etcd.passwordFile: cannot read " + dir.resolve("no-such-password") + ": no such file",
+                "config.yaml: etcd.tlsCaFile: " + ca + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+                "config.yaml: etcd.tlsKeyFile: " + certs.key(TestCertificates.SERVER) + " is not the private key of "
+                        + "the certificate in etcd.tlsCertFile (" + certs.cert(TestCertificates.CLIENT) + ")");
     }
 
     private static ProxyConfig.Etcd etcdConfig(EtcdServer etcd, Path user, Path password) {

@@ -260,6 +260,46 @@ class HelmChartTest {
     }
 
     @Test
+    void listenerTlsSecretsAreMountedWhereTheConfigPointsAndClientsAreToldToUseSsl() throws Exception {
+        RenderedChart chart = render("external-secure-values.yaml");
+        ProxyConfig.Listener listener = chart.proxyConfig().listener();
+        JsonNode container = chart.proxyContainer();
+        JsonNode volume = null;
+        for (JsonNode candidate : chart.podSpec().path("volumes")) {
+            if ("listener-tls".equals(candidate.path("name").asText())) {
+                volume = candidate;
+            }
+        }
+        assertThat(volume).as("listener-tls volume").isNotNull();
+        Path dir = Path.of(mount(container, "listener-tls").path("mountPath").asText());
+        Map<Path, String> secretFiles = new HashMap<>();
+        for (JsonNode source : volume.path("projected").path("sources")) {
+            for (JsonNode item : source.path("secret").path("items")) {
+                secretFiles.put(dir.resolve(item.path("path").asText()), source.path("secret").path("name").asText());
+            }
+        }
+
+        assertThat(listener.tls()).isTrue();
+        assertThat(listener.tlsClientAuth()).isEqualTo(ProxyConfig.ClientAuth.REQUIRED);
+        assertThat(secretFiles).containsOnly(Map.entry(listener.tlsCertFile(), "kafka-proxy-tls"),
+                Map.entry(listener.tlsKeyFile(), "kafka-proxy-tls"), Map.entry(listener.tlsCaFile(), "kafka-client-ca"));
+        assertThat(mount(container, "listener-tls").path("readOnly").asBoolean()).isTrue();
+        CommandResult install = tools.helm(withValues("external-secure-values.yaml", "install", ChartTools.RELEASE,
+                tools.chart().toString(), "--namespace", ChartTools.NAMESPACE, "--dry-run=client"));
+        assertThat(install.stdout()).contains("clients must set\nsecurity.protocol=SSL")
+                .contains("Client certificates are required, verified with the CA in Secret kafka-client-ca");
+
+        RenderedChart defaults = render("defaults");
+        assertThat(defaults.proxyConfig().listener().tls()).as("plaintext unless a Secret is given").isFalse();
+        assertThat(defaults.podSpec().path("volumes")).noneSatisfy(v ->
+                assertThat(v.path("name").asText()).isEqualTo("listener-tls"));
+        ProxyConfig.Listener sameSecret = rendered(tools.template("--set", "listenerTls.existingSecret=proxy-tls",
+                "--set", "listenerTls.clientAuth=requested")).proxyConfig().listener();
+        assertThat(sameSecret.tlsClientAuth()).isEqualTo(ProxyConfig.ClientAuth.REQUESTED);
+        assertThat(sameSecret.tlsCaFile()).isEqualTo(dir.resolve("ca.crt"));
+    }
+
+    @Test
     void loadBalancerCarriesSourceRangesAnnotationsAndAdvertisesItsName() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         JsonNode service = chart.named("Service", "lh-leasehold-proxy").orElseThrow();
@@ -311,6 +351,9 @@ class HelmChartTest {
             "rollingUpdate.maxSurge=0                          | /rollingUpdate/maxSurge",
             "service.type=LoadBalancer                         | /config/listener/advertisedHost",
             "etcdCredentials.tls.existingSecret=etcd-tls       | does not match pattern '^https://'",
+            "listenerTls.clientAuth=required                   | at '/listenerTls/existingSecret': minLength: got 0, want 1",
+            "listenerTls.clientAuth=always                     | /listenerTls/clientAuth",
+            "listenerTls.existingSecret=t,listenerTls.clientCaSecret=ca | at '/listenerTls/clientAuth': value must be one of",
             "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
             "imageTag=latest                                   | additional properties 'imageTag' not allowed",

@@ -9,6 +9,8 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.leasehold.proxy.config.EtcdClientFactory;
 import io.leasehold.proxy.config.ProxyConfig;
+import io.leasehold.proxy.testing.TestCertificates;
+import io.leasehold.proxy.testing.TlsEtcd;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
@@ -45,7 +47,7 @@ class EtcdTlsTest {
 
     @Test
     void proxyLoadsItsRoutesFromAnEtcdRequiringClientCertificatesAndPasswords() throws Exception {
-        TestCertificates certs = TestCertificates.generate(Files.createDirectories(dir.resolve("certs")));
+        TestCertificates certs = TestCertificates.generate(dir.resolve("certs"));
         Path user = Files.writeString(dir.resolve("username"), "root\n");
         Path password = Files.writeString(dir.resolve("password"), "s3cret\n");
         Path wrongPassword = Files.writeString(dir.resolve("wrong-password"), "guess\n");
@@ -79,8 +81,8 @@ class EtcdTlsTest {
                       passwordFile: %s
                     backends: { bootstrap: ["127.0.0.1:1"] }
                     admin: { host: 127.0.0.1, port: %d }
-                    """.formatted(etcd.endpoint(), certs.caCert(), certs.cert("client"), certs.key("client"), user, password,
-                    adminPort));
+                    """.formatted(etcd.endpoint(), certs.caCert(), certs.cert(TestCertificates.CLIENT),
+                    certs.key(TestCertificates.CLIENT), user, password, adminPort));
             try (ManagedProcess proxy = ManagedProcess.start("tls-proxy", JavaCommand.ofCurrentClasspath().command(
                     "io.leasehold.proxy.Main", List.of("--config", config.toString())), dir.resolve("logs"), Map.of())) {
                 proxy.awaitReady(Duration.ofSeconds(60));
@@ -96,7 +98,8 @@ class EtcdTlsTest {
     private static ProxyConfig.Etcd etcdConfig(TlsEtcd etcd, TestCertificates certs, boolean clientCert, Path user,
                                                Path password) {
         return new ProxyConfig.Etcd(List.of(etcd.endpoint()), KeySchema.DEFAULT_PREFIX, Duration.ofSeconds(5), user, password,
-                certs.caCert(), clientCert ? certs.cert("client") : null, clientCert ? certs.key("client") : null);
+                certs.caCert(), clientCert ? certs.cert(TestCertificates.CLIENT) : null,
+                clientCert ? certs.key(TestCertificates.CLIENT) : null);
     }
 
     private static void read(Client client) throws Exception {

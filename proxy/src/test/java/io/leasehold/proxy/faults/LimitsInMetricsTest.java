@@ -3,6 +3,7 @@ package io.leasehold.proxy.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ManagedProcess;
@@ -11,17 +12,11 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,10 +48,10 @@ class LimitsInMetricsTest {
             try (ManagedProcess proxy = ManagedProcess.start("limits-proxy", JavaCommand.ofCurrentClasspath().command(
                     "io.leasehold.proxy.Main", List.of("--config", config.toString())), dir.resolve("logs"), Map.of())) {
                 proxy.awaitReady(Duration.ofSeconds(60));
-                String metricsUrl = "http://127.0.0.1:" + adminPort + "/metrics";
+                PrometheusScrape metrics = new PrometheusScrape("http://127.0.0.1:" + adminPort);
 
                 try (Socket first = new Socket("127.0.0.1", port); Socket second = new Socket("127.0.0.1", port)) {
-                    await().atMost(Duration.ofSeconds(10)).until(() -> metric(metricsUrl, "leasehold_client_connections", "") == 2);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> metrics.value("leasehold_client_connections", "") == 2);
                     assertThat(closedAfter(port, new byte[0])).as("a third connection").isTrue();
                 }
                 assertThat(closedAfter(port, frameHeader(4096))).as("a 4096-byte frame over the 1024-byte limit").isTrue();
@@ -66,10 +61,10 @@ class LimitsInMetricsTest {
                 }
 
                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                    assertThat(metric(metricsUrl, "leasehold_client_connections_refused_total", "reason=\"max_connections\""))
+                    assertThat(metrics.value("leasehold_client_connections_refused_total", "reason=\"max_connections\""))
                             .isGreaterThanOrEqualTo(1);
-                    assertThat(metric(metricsUrl, "leasehold_frames_rejected_total", "reason=\"oversized\"")).isEqualTo(1);
-                    assertThat(metric(metricsUrl, "leasehold_client_connections_idle_closed_total", "")).isGreaterThanOrEqualTo(1);
+                    assertThat(metrics.value("leasehold_frames_rejected_total", "reason=\"oversized\"")).isEqualTo(1);
+                    assertThat(metrics.value("leasehold_client_connections_idle_closed_total", "")).isGreaterThanOrEqualTo(1);
                 });
             }
         }
@@ -97,18 +92,5 @@ class LimitsInMetricsTest {
         } catch (SocketException reset) {
             return -1;
         }
-    }
-
-    /** The value of one Prometheus series whose labels contain {@code label} (any, if empty); -1 if absent. */
-    private static double metric(String url, String name, String label) throws Exception {
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Matcher series = Pattern.compile("(?m)^" + name + "(\\{[^}]*})? (\\S+)$").matcher(body);
-        while (series.find()) {
-            if (label.isEmpty() || (series.group(1) != null && series.group(1).contains(label))) {
-                return Double.parseDouble(series.group(2));
-            }
-        }
-        return -1;
     }
 }

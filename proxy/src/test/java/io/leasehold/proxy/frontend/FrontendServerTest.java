@@ -1,29 +1,23 @@
 package io.leasehold.proxy.frontend;
 
+import static io.leasehold.proxy.frontend.KafkaWire.apiVersionsRequest;
+import static io.leasehold.proxy.frontend.KafkaWire.closedByServer;
+import static io.leasehold.proxy.frontend.KafkaWire.lengthThen;
+import static io.leasehold.proxy.frontend.KafkaWire.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
-import io.leasehold.proxy.protocol.KafkaMessages;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.util.ReferenceCounted;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
-import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,22 +35,12 @@ class FrontendServerTest {
     private SimpleMeterRegistry registry;
     private int port;
 
-    /** Answers every request with an empty ApiVersions response. */
-    private static final RequestHandler ANSWER_EVERYTHING = (request, client) -> {
-        try {
-            return CompletableFuture.<ReferenceCounted>completedFuture(KafkaMessages.encodeResponse(client.alloc(), ApiKeys.API_VERSIONS,
-                    (short) 0, request.correlationId(), new ApiVersionsResponseData()));
-        } finally {
-            request.release();
-        }
-    };
-
     @BeforeEach
     void start() throws InterruptedException {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         registry = new SimpleMeterRegistry();
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, ANSWER_EVERYTHING,
+        server = new FrontendServer("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 3, Duration.ofSeconds(2), 8));
         port = server.start().getPort();
@@ -69,51 +53,12 @@ class FrontendServerTest {
         boss.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private static byte[] apiVersionsRequest(int correlationId) {
-        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.API_VERSIONS, (short) 0,
-                "test", new ApiVersionsRequestData());
-        try {
-            KafkaMessages.withRequestCorrelationId(request, correlationId);
-            byte[] bytes = new byte[4 + request.readableBytes()];
-            request.getBytes(request.readerIndex(), bytes, 4, request.readableBytes());
-            int length = request.readableBytes();
-            bytes[0] = (byte) (length >>> 24);
-            bytes[1] = (byte) (length >>> 16);
-            bytes[2] = (byte) (length >>> 8);
-            bytes[3] = (byte) length;
-            return bytes;
-        } finally {
-            request.release();
-        }
-    }
-
-    private int roundTrip(Socket socket, int correlationId) throws IOException {
-        socket.getOutputStream().write(apiVersionsRequest(correlationId));
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        int length = in.readInt();
-        int answered = in.readInt();
-        in.skipNBytes(length - 4);
-        return answered;
-    }
-
     private boolean closedAfter(byte[] bytes) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(5_000);
             socket.getOutputStream().write(bytes);
-            try {
-                return socket.getInputStream().read() == -1;
-            } catch (SocketException reset) {
-                return true;
-            }
+            return closedByServer(socket);
         }
-    }
-
-    private static byte[] lengthThen(int length, byte[] rest) throws IOException {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
-        out.writeInt(length);
-        out.write(rest);
-        return bytes.toByteArray();
     }
 
     @Test

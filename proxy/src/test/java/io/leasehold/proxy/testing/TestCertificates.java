@@ -1,4 +1,4 @@
-package io.leasehold.proxy.faults;
+package io.leasehold.proxy.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,10 +9,17 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A throw-away certificate authority for one test, made with the {@code openssl} command line:
- * a CA, a server certificate for 127.0.0.1 and a client certificate, keys in PKCS#8 PEM.
+ * A throw-away certificate authority for one test, made with the {@code openssl} command line
+ * under a directory of the test: the CA ({@link #caCert()}), a {@link #SERVER} certificate for
+ * 127.0.0.1 (for etcd and for the proxy's Kafka listener) and a {@link #CLIENT} certificate,
+ * private keys in PKCS#8 PEM as OpenSSL 3 writes them. Every test needing certificates uses this.
  */
-final class TestCertificates {
+public final class TestCertificates {
+
+    /** Certificate for {@code 127.0.0.1}, usable by a TLS server. */
+    public static final String SERVER = "server";
+    /** Client certificate ({@code CN=leasehold-proxy}) for mutual TLS. */
+    public static final String CLIENT = "client";
 
     private final Path dir;
 
@@ -20,25 +27,28 @@ final class TestCertificates {
         this.dir = dir;
     }
 
-    /** Generates everything under {@code dir}. */
-    static TestCertificates generate(Path dir) throws IOException, InterruptedException {
-        TestCertificates certs = new TestCertificates(dir);
+    /** Generates a new CA and both certificates under {@code dir}. */
+    public static TestCertificates generate(Path dir) throws IOException, InterruptedException {
+        TestCertificates certs = new TestCertificates(Files.createDirectories(dir));
         certs.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=leasehold-test-ca",
                 "-keyout", "ca.key", "-out", "ca.crt");
-        certs.issue("server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
-        certs.issue("client", "/CN=leasehold-proxy", "extendedKeyUsage=clientAuth\n");
+        certs.issue(SERVER, "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
+        certs.issue(CLIENT, "/CN=leasehold-proxy", "extendedKeyUsage=clientAuth\n");
         return certs;
     }
 
-    Path caCert() {
+    /** The CA certificate (PEM) that signed both certificates. */
+    public Path caCert() {
         return dir.resolve("ca.crt");
     }
 
-    Path cert(String name) {
+    /** The PEM certificate {@link #SERVER} or {@link #CLIENT}. */
+    public Path cert(String name) {
         return dir.resolve(name + ".crt");
     }
 
-    Path key(String name) {
+    /** The PKCS#8 PEM private key of that certificate. */
+    public Path key(String name) {
         return dir.resolve(name + ".key");
     }
 
@@ -56,6 +66,7 @@ final class TestCertificates {
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            process.destroyForcibly();
             throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
         }
     }

@@ -1,4 +1,4 @@
-package io.leasehold.proxy.faults;
+package io.leasehold.proxy.testing;
 
 import io.leasehold.routing.testing.EtcdServer;
 import java.io.IOException;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * test CA ({@code --client-cert-auth}); {@link #etcdctl} runs etcdctl against it with the client
  * certificate. The plain-text fixture {@link EtcdServer} has no TLS flags, hence this one.
  */
-final class TlsEtcd implements AutoCloseable {
+public final class TlsEtcd implements AutoCloseable {
 
     private final String etcdctl;
     private final TestCertificates certs;
@@ -30,14 +30,15 @@ final class TlsEtcd implements AutoCloseable {
                 "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
                 "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
                 "--initial-cluster", "tls-test=http://127.0.0.1:" + peerPort,
-                "--cert-file", certs.cert("server").toString(), "--key-file", certs.key("server").toString(),
+                "--cert-file", certs.cert(TestCertificates.SERVER).toString(),
+                "--key-file", certs.key(TestCertificates.SERVER).toString(),
                 "--trusted-ca-file", certs.caCert().toString(), "--client-cert-auth", "--log-level", "warn");
         this.process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("etcd.log").toFile()).start();
     }
 
     /** Starts etcd (the binary {@code scripts/ensure-etcd} provides, as for every etcd test) and waits until it answers. */
-    static TlsEtcd start(Path dir, TestCertificates certs) throws Exception {
+    public static TlsEtcd start(Path dir, TestCertificates certs) throws Exception {
         TlsEtcd etcd = new TlsEtcd(etcdBinary(), dir, certs);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
@@ -54,14 +55,15 @@ final class TlsEtcd implements AutoCloseable {
         }
     }
 
-    String endpoint() {
+    public String endpoint() {
         return "https://127.0.0.1:" + clientPort;
     }
 
     /** Runs etcdctl with the client certificate; fails with its output unless it exits 0. */
-    String etcdctl(String... arguments) throws IOException, InterruptedException {
+    public String etcdctl(String... arguments) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(etcdctl, "--endpoints", endpoint(), "--cacert",
-                certs.caCert().toString(), "--cert", certs.cert("client").toString(), "--key", certs.key("client").toString(),
+                certs.caCert().toString(), "--cert", certs.cert(TestCertificates.CLIENT).toString(),
+                "--key", certs.key(TestCertificates.CLIENT).toString(),
                 "--dial-timeout", "2s"));
         command.addAll(List.of(arguments));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
