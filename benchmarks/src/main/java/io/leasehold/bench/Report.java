@@ -81,7 +81,7 @@ final class Report {
         }
         List<Comparison> limited = ofKind(suite, "produce-rate-limited");
         if (!limited.isEmpty()) {
-            md.append("### Added produce latency at half of the direct maximum throughput\n\n")
+            md.append("### Added produce latency at half and at a twentieth of the direct maximum throughput\n\n")
                     .append(MarkdownTables.latency(limited)).append('\n');
         }
         List<Comparison> consume = ofKind(suite, "consume");

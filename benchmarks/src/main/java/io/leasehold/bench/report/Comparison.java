@@ -100,6 +100,25 @@ public final class Comparison {
         return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
     }
 
+    /**
+     * The whole machine's busy CPU seconds per 10^9 payload bytes in the runs against
+     * {@code target}: load generator, brokers and proxy together (and anything else running).
+     */
+    public Optional<Double> machineCpuSecondsPerGigabyte(Target target) {
+        double cpu = 0;
+        double bytes = 0;
+        for (Measurement m : successful(target)) {
+            cpu += m.machineCpu().busySeconds();
+            bytes += m.result().totalPayloadBytes();
+        }
+        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+    }
+
+    /** How busy all cores were during the runs against {@code target}, in percent. */
+    public Spread machineBusyPercent(Target target) {
+        return Spread.of(successful(target).stream().map(m -> 100 * m.machineCpu().busyFraction()).toList());
+    }
+
     public long errors(Target target) {
         return successful(target).stream().mapToLong(m -> m.result().errors()).sum();
     }

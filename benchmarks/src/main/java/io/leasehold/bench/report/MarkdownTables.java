@@ -13,8 +13,9 @@ public final class MarkdownTables {
     public static String produce(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder();
         out.append("| workload | direct MB/s | proxy MB/s | proxy/direct | direct p50 / p99 / p99.9 ms "
-                + "| added p50 ms | added p99 ms | added p99.9 ms | proxy CPU s/GB | broker CPU s/GB d/p | errors d/p |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| added p50 ms | added p99 ms | added p99.9 ms | proxy CPU s/GB | broker CPU s/GB d/p "
+                + "| machine CPU s/GB d/p | machine busy % d/p | errors d/p |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Comparison c : comparisons) {
             out.append("| ").append(c.label())
                     .append(" | ").append(c.throughput(Target.DIRECT).format("%.1f"))
@@ -26,6 +27,7 @@ public final class MarkdownTables {
                     .append(" | ").append(c.addedLatency(99.9).format("%+.2f"))
                     .append(" | ").append(cpu(c))
                     .append(" | ").append(brokerCpu(c))
+                    .append(" | ").append(machine(c))
                     .append(" | ").append(c.errors(Target.DIRECT)).append('/').append(c.errors(Target.PROXY))
                     .append(" |\n");
         }
@@ -54,8 +56,9 @@ public final class MarkdownTables {
     /** Consumer fetch throughput. */
     public static String consume(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder();
-        out.append("| workload | direct MB/s | proxy MB/s | proxy/direct | proxy CPU s/GB | broker CPU s/GB d/p |\n");
-        out.append("|---|---|---|---|---|---|\n");
+        out.append("| workload | direct MB/s | proxy MB/s | proxy/direct | proxy CPU s/GB | broker CPU s/GB d/p "
+                + "| machine CPU s/GB d/p | machine busy % d/p |\n");
+        out.append("|---|---|---|---|---|---|---|---|\n");
         for (Comparison c : comparisons) {
             out.append("| ").append(c.label())
                     .append(" | ").append(c.throughput(Target.DIRECT).format("%.1f"))
@@ -63,6 +66,7 @@ public final class MarkdownTables {
                     .append(" | ").append(c.throughputRatio().format("%.3f"))
                     .append(" | ").append(cpu(c))
                     .append(" | ").append(brokerCpu(c))
+                    .append(" | ").append(machine(c))
                     .append(" |\n");
         }
         return out.toString();
@@ -101,6 +105,18 @@ public final class MarkdownTables {
         return c.brokerCpuSecondsPerGigabyte(Target.DIRECT).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
                 + " / "
                 + c.brokerCpuSecondsPerGigabyte(Target.PROXY).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a");
+    }
+
+    /** Machine CPU per GB, direct / proxy, then how busy the cores were (medians). */
+    private static String machine(Comparison c) {
+        return c.machineCpuSecondsPerGigabyte(Target.DIRECT).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
+                + " / "
+                + c.machineCpuSecondsPerGigabyte(Target.PROXY).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
+                + " | " + median(c.machineBusyPercent(Target.DIRECT)) + " / " + median(c.machineBusyPercent(Target.PROXY));
+    }
+
+    private static String median(Spread spread) {
+        return spread.isEmpty() ? "n/a" : String.format(Locale.ROOT, "%.0f", spread.median());
     }
 
     private static String cpu(Comparison c) {

@@ -11,22 +11,22 @@ public final class RawCsv {
 
     public static String of(List<Comparison> comparisons) {
         StringBuilder out = new StringBuilder(
-                "suite,kind,workload,target,round,mb_per_s,records_per_s,p50_ms,p99_ms,p999_ms,errors,proxy_cpu_s,proxy_rss_mib,broker_cpu_s,failure\n");
+                "suite,kind,workload,target,round,mb_per_s,records_per_s,p50_ms,p99_ms,p999_ms,errors,proxy_cpu_s,proxy_rss_mib,broker_cpu_s,machine_busy_s,machine_total_s,failure\n");
         for (Comparison c : comparisons) {
             for (Measurement m : c.measurements()) {
                 out.append(c.suite()).append(',').append(c.kind()).append(",\"").append(c.label()).append("\",")
                         .append(m.target().label()).append(',').append(m.round()).append(',');
                 if (m.succeeded()) {
-                    out.append(String.format(Locale.ROOT, "%.2f,%.0f,%.3f,%.3f,%.3f,%d,%.2f,%.0f,%.2f,",
+                    out.append(String.format(Locale.ROOT, "%.2f,%.0f,%.3f,%.3f,%.3f,%d,%.2f,%.0f,%.2f,%.2f,%.2f,",
                             m.result().megabytesPerSecond(), m.result().recordsPerSecond(),
                             m.result().latencyMillis(50), m.result().latencyMillis(99), m.result().latencyMillis(99.9),
                             m.result().errors(), m.proxyCpuSeconds(), m.proxyRssBytes() / 1048576.0,
-                            m.brokerCpuSeconds()));
+                            m.brokerCpuSeconds(), m.machineCpu().busySeconds(), m.machineCpu().totalSeconds()));
                     if (m.result().firstError() != null) {
                         out.append('"').append(m.result().firstError().replace('"', '\'')).append('"');
                     }
                 } else {
-                    out.append(",,,,,,,,,\"").append(m.failure().replace('"', '\'')).append('"');
+                    out.append(",,,,,,,,,,,\"").append(m.failure().replace('"', '\'')).append('"');
                 }
                 out.append('\n');
             }

@@ -8,6 +8,7 @@ import io.leasehold.bench.load.ProducerWorkload;
 import io.leasehold.bench.load.Sizes;
 import io.leasehold.bench.load.Timing;
 import io.leasehold.bench.load.TopicFiller;
+import io.leasehold.bench.process.MachineCpu;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.report.Comparison;
 import io.leasehold.bench.report.Failures;
@@ -78,9 +79,13 @@ public final class SuiteRunner {
                         + ": half-saturation run skipped");
                 continue;
             }
-            ProducerWorkload limited = workload.atRate(max / 2);
-            results.add(session.compare("produce-rate-limited", limited.label(), limited.producers(),
-                    bootstrap -> producers.run(bootstrap, PRODUCE_TOPIC, limited)));
+            // Half of saturation as the issue asks, and a light load (a twentieth) where the
+            // machine has idle cores, so that queueing for CPU does not hide what the proxy adds.
+            for (double share : new double[] {0.5, 0.05}) {
+                ProducerWorkload limited = workload.atRate(max * share);
+                results.add(session.compare("produce-rate-limited", limited.label(), limited.producers(),
+                        bootstrap -> producers.run(bootstrap, PRODUCE_TOPIC, limited)));
+            }
         }
         if (plan.consumeRecordSize() > 0) {
             long records = plan.consumeBytes() / plan.consumeRecordSize();
@@ -173,6 +178,7 @@ public final class SuiteRunner {
                 return Measurement.failed(target, round, "proxy process is not running");
             }
             double brokerCpuBefore = brokerCpuSeconds();
+            MachineCpu machineBefore = MachineCpu.read();
             Optional<ProcessStats.Sample> before = proxyStats.map(ProcessStats::sample);
             try {
                 LoadResult result = load.apply(bootstrap(target));
@@ -180,7 +186,7 @@ public final class SuiteRunner {
                 double proxyCpu = after.isPresent() ? after.get().cpuSecondsSince(before.orElseThrow()) : 0;
                 long proxyRss = after.map(ProcessStats.Sample::rssBytes).orElse(0L);
                 return new Measurement(target, round, result, proxyCpu, proxyRss, brokerCpuSeconds() - brokerCpuBefore,
-                        null);
+                        MachineCpu.read().since(machineBefore), null);
             } catch (RuntimeException e) {
                 return Measurement.failed(target, round, Failures.describe(e));
             }
