@@ -22,7 +22,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -116,15 +115,7 @@ class FrontendTlsTest {
     void answersPipelinedRequestsInOrderOverTls() throws Exception {
         start(ProxyConfig.ClientAuth.NONE);
         try (SSLSocket socket = tlsClient(null)) {
-            for (int i = 0; i < 5; i++) {
-                socket.getOutputStream().write(apiVersionsRequest(100 + i));
-            }
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            for (int i = 0; i < 5; i++) {
-                int length = in.readInt();
-                assertThat(in.readInt()).isEqualTo(100 + i);
-                in.skipNBytes(length - 4);
-            }
+            KafkaWire.assertPipelinedAnswersInOrder(socket);
             assertThat(socket.getSession().getProtocol()).startsWith("TLS");
         }
         assertThat(registry.find("leasehold.client.tls.handshake.failures").counters()).isEmpty();

@@ -1,5 +1,7 @@
 package io.leasehold.proxy.frontend;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -40,6 +42,19 @@ final class KafkaWire {
             return lengthThen(body.length, body);
         } finally {
             request.release();
+        }
+    }
+
+    /** Writes five requests back to back, then checks that their answers come in request order. */
+    static void assertPipelinedAnswersInOrder(Socket socket) throws IOException {
+        for (int i = 0; i < 5; i++) {
+            socket.getOutputStream().write(apiVersionsRequest(100 + i));
+        }
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        for (int i = 0; i < 5; i++) {
+            int length = in.readInt();
+            assertThat(in.readInt()).isEqualTo(100 + i);
+            in.skipNBytes(length - 4);
         }
     }
 

@@ -10,9 +10,18 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import java.util.concurrent.CompletableFuture;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class ResponseSequencerTest {
+    private final ChunkedWriteHandler writer = new ChunkedWriteHandler();
+    private final EmbeddedChannel channel = new EmbeddedChannel(writer);
+    private final ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
+
+    @AfterEach
+    void releaseWhatIsLeft() {
+        channel.finishAndReleaseAll();
+    }
 
     private static ByteBuf text(String s) {
         return Unpooled.copiedBuffer(s, StandardCharsets.UTF_8);
@@ -32,9 +41,6 @@ class ResponseSequencerTest {
 
     @Test
     void writesResponsesInRequestOrderWhenTheyCompleteOutOfOrder() {
-        ChunkedWriteHandler writer = new ChunkedWriteHandler();
-        EmbeddedChannel channel = new EmbeddedChannel(writer);
-        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot first = sequencer.reserve();
         ResponseSequencer.Slot second = sequencer.reserve();
         ResponseSequencer.Slot third = sequencer.reserve();
@@ -48,14 +54,10 @@ class ResponseSequencerTest {
         assertThat(read(channel)).isEqualTo("2");
         assertThat(read(channel)).isEqualTo("3");
         assertThat(sequencer.pending()).isZero();
-        channel.finishAndReleaseAll();
     }
 
     @Test
     void skipsRequestsThatGetNoResponse() {
-        ChunkedWriteHandler writer = new ChunkedWriteHandler();
-        EmbeddedChannel channel = new EmbeddedChannel(writer);
-        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot acksZero = sequencer.reserve();
         ResponseSequencer.Slot next = sequencer.reserve();
 
@@ -63,14 +65,10 @@ class ResponseSequencerTest {
         assertThat(read(channel)).isNull();
         sequencer.complete(acksZero, null);
         assertThat(read(channel)).isEqualTo("after");
-        channel.finishAndReleaseAll();
     }
 
     @Test
     void releasesResponsesThatArriveAfterTheConnectionClosed() {
-        ChunkedWriteHandler writer = new ChunkedWriteHandler();
-        EmbeddedChannel channel = new EmbeddedChannel(writer);
-        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot first = sequencer.reserve();
         ResponseSequencer.Slot second = sequencer.reserve();
         ByteBuf queued = text("queued");
@@ -82,14 +80,10 @@ class ResponseSequencerTest {
         assertThat(queued.refCnt()).isZero();
         assertThat(late.refCnt()).isZero();
         assertThat(read(channel)).isNull();
-        channel.finishAndReleaseAll();
     }
 
     @Test
     void forwardsAStreamedResponseAsItArrivesAndKeepsLaterOnesBehindIt() {
-        ChunkedWriteHandler writer = new ChunkedWriteHandler();
-        EmbeddedChannel channel = new EmbeddedChannel(writer);
-        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         ResponseSequencer.Slot streamed = sequencer.reserve();
         ResponseSequencer.Slot after = sequencer.reserve();
         try (EmbeddedBackend broker = new EmbeddedBackend(1 << 20)) {
@@ -111,14 +105,10 @@ class ResponseSequencerTest {
             tail.release();
             assertThat(read(channel)).isEqualTo("after");
         }
-        channel.finishAndReleaseAll();
     }
 
     @Test
     void closesTheClientWhenAStreamedResponseBreaksHalfWay() {
-        ChunkedWriteHandler writer = new ChunkedWriteHandler();
-        EmbeddedChannel channel = new EmbeddedChannel(writer);
-        ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
         try (EmbeddedBackend broker = new EmbeddedBackend(1 << 20)) {
             CompletableFuture<ResponseStream> stream = broker.sendStreaming();
             ByteBuf frame = EmbeddedBackend.responseFrame(broker.lastCorrelationId(), new byte[100]);
@@ -132,6 +122,5 @@ class ResponseSequencerTest {
 
             assertThat(channel.isOpen()).as("a half-sent frame leaves the connection unusable").isFalse();
         }
-        channel.finishAndReleaseAll();
     }
 }
