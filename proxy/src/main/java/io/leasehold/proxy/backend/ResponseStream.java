@@ -30,6 +30,7 @@ public final class ResponseStream extends AbstractReferenceCounted implements Ch
     private Throwable failure;
     private boolean discarded;
     private Runnable onData = () -> { };
+    private Runnable onClose = () -> { };
 
     ResponseStream(long length) {
         this.length = length;
@@ -65,6 +66,14 @@ public final class ResponseStream extends AbstractReferenceCounted implements Ch
     /** Called, on the event loop, whenever new bytes or a failure arrive (the writer's resume). */
     public void onData(Runnable listener) {
         this.onData = listener;
+    }
+
+    /**
+     * Called once, on the event loop, when the stream is done with: fully written, failed, or
+     * dropped unwritten.
+     */
+    public void onClose(Runnable listener) {
+        this.onClose = listener;
     }
 
     /** True once every byte of the frame has arrived. */
@@ -119,9 +128,12 @@ public final class ResponseStream extends AbstractReferenceCounted implements Ch
     /** The writer is done with the stream (finished, failed or discarded): drop what is left. */
     @Override
     public void close() {
-        discarded = true;
         while (!pieces.isEmpty()) {
             pieces.pollFirst().release();
+        }
+        if (!discarded) {
+            discarded = true;
+            onClose.run();
         }
     }
 

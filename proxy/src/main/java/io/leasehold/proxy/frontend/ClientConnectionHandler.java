@@ -4,6 +4,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.backend.ResponseStream;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
@@ -100,7 +101,12 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void finish(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, String description,
                         RequestFrame request, long started, ReferenceCounted response, Throwable error) {
-        active.finished();
+        if (response instanceof ResponseStream stream) {
+            // Still arriving: a graceful drain waits until its last byte is out.
+            stream.onClose(active::finished);
+        } else {
+            active.finished();
+        }
         metrics.requestCompleted(request.apiKey(), System.nanoTime() - started, error != null);
         if (error != null) {
             Throwable cause = error.getCause() != null && error instanceof java.util.concurrent.CompletionException

@@ -122,4 +122,22 @@ class StreamedResponseTest {
             assertThat(broker.isOpen()).isTrue();
         }
     }
+
+    @Test
+    void tellsItsOwnerOnceWhenItIsDoneWith() throws Exception {
+        try (EmbeddedBackend broker = new EmbeddedBackend(1 << 20)) {
+            CompletableFuture<ResponseStream> future = broker.sendStreaming();
+            broker.brokerSends(EmbeddedBackend.responseFrame(broker.lastCorrelationId(), new byte[10]));
+            ResponseStream stream = future.join();
+            AtomicInteger closed = new AtomicInteger();
+            stream.onClose(closed::incrementAndGet);
+            assertThat(drain(stream)).hasSize(18);
+            assertThat(closed).as("not before the writer is done").hasValue(0);
+
+            stream.close();
+            stream.release();
+
+            assertThat(closed).as("closed by the writer, then released: told once").hasValue(1);
+        }
+    }
 }
