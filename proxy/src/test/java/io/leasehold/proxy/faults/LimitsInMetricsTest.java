@@ -54,6 +54,8 @@ class LimitsInMetricsTest {
                     await().atMost(Duration.ofSeconds(10)).until(() -> metrics.value("leasehold_client_connections", "") == 2);
                     assertThat(closedAfter(port, new byte[0])).as("a third connection").isTrue();
                 }
+                // The next connections must not be refused for the limit before the proxy saw these two close.
+                await().atMost(Duration.ofSeconds(10)).until(() -> metrics.value("leasehold_client_connections", "") == 0);
                 assertThat(closedAfter(port, frameHeader(4096))).as("a 4096-byte frame over the 1024-byte limit").isTrue();
                 try (Socket idle = new Socket("127.0.0.1", port)) {
                     idle.setSoTimeout(15_000);
