@@ -76,11 +76,6 @@ public final class ResponseStream extends AbstractReferenceCounted implements Ch
         this.onClose = listener;
     }
 
-    /** True once every byte of the frame has arrived. */
-    public boolean complete() {
-        return received == length;
-    }
-
     @Override
     public boolean isEndOfInput() {
         return handedOut == length;
