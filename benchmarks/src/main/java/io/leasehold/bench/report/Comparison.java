@@ -80,24 +80,12 @@ public final class Comparison {
 
     /** The proxy's CPU seconds per 10^9 payload bytes moved, over all its successful runs. */
     public Optional<Double> proxyCpuSecondsPerGigabyte() {
-        double cpu = 0;
-        double bytes = 0;
-        for (Measurement m : successful(Target.PROXY)) {
-            cpu += m.proxyCpuSeconds();
-            bytes += m.result().totalPayloadBytes();
-        }
-        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+        return perGigabyte(Target.PROXY, Measurement::proxyCpuSeconds);
     }
 
     /** The brokers' CPU seconds per 10^9 payload bytes in the runs against {@code target}. */
     public Optional<Double> brokerCpuSecondsPerGigabyte(Target target) {
-        double cpu = 0;
-        double bytes = 0;
-        for (Measurement m : successful(target)) {
-            cpu += m.brokerCpuSeconds();
-            bytes += m.result().totalPayloadBytes();
-        }
-        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+        return perGigabyte(target, Measurement::brokerCpuSeconds);
     }
 
     /**
@@ -105,18 +93,23 @@ public final class Comparison {
      * {@code target}: load generator, brokers and proxy together (and anything else running).
      */
     public Optional<Double> machineCpuSecondsPerGigabyte(Target target) {
-        double cpu = 0;
-        double bytes = 0;
-        for (Measurement m : successful(target)) {
-            cpu += m.machineCpu().busySeconds();
-            bytes += m.result().totalPayloadBytes();
-        }
-        return bytes == 0 ? Optional.empty() : Optional.of(cpu / (bytes / 1e9));
+        return perGigabyte(target, m -> m.machineCpu().busySeconds());
     }
 
     /** How busy all cores were during the runs against {@code target}, in percent. */
     public Spread machineBusyPercent(Target target) {
         return Spread.of(successful(target).stream().map(m -> 100 * m.machineCpu().busyFraction()).toList());
+    }
+
+    /** Seconds of {@code cpu} per 10^9 payload bytes, over the successful runs against {@code target}. */
+    private Optional<Double> perGigabyte(Target target, ToDoubleFunction<Measurement> cpu) {
+        double seconds = 0;
+        double bytes = 0;
+        for (Measurement m : successful(target)) {
+            seconds += cpu.applyAsDouble(m);
+            bytes += m.result().totalPayloadBytes();
+        }
+        return bytes == 0 ? Optional.empty() : Optional.of(seconds / (bytes / 1e9));
     }
 
     public long errors(Target target) {

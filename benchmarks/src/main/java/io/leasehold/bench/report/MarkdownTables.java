@@ -2,6 +2,7 @@ package io.leasehold.bench.report;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /** Renders comparisons as Markdown tables: what the command prints and what results.md holds. */
 public final class MarkdownTables {
@@ -102,16 +103,14 @@ public final class MarkdownTables {
     }
 
     private static String brokerCpu(Comparison c) {
-        return c.brokerCpuSecondsPerGigabyte(Target.DIRECT).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
-                + " / "
-                + c.brokerCpuSecondsPerGigabyte(Target.PROXY).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a");
+        return seconds(c.brokerCpuSecondsPerGigabyte(Target.DIRECT)) + " / "
+                + seconds(c.brokerCpuSecondsPerGigabyte(Target.PROXY));
     }
 
     /** Machine CPU per GB, direct / proxy, then how busy the cores were (medians). */
     private static String machine(Comparison c) {
-        return c.machineCpuSecondsPerGigabyte(Target.DIRECT).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
-                + " / "
-                + c.machineCpuSecondsPerGigabyte(Target.PROXY).map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a")
+        return seconds(c.machineCpuSecondsPerGigabyte(Target.DIRECT)) + " / "
+                + seconds(c.machineCpuSecondsPerGigabyte(Target.PROXY))
                 + " | " + median(c.machineBusyPercent(Target.DIRECT)) + " / " + median(c.machineBusyPercent(Target.PROXY));
     }
 
@@ -120,6 +119,10 @@ public final class MarkdownTables {
     }
 
     private static String cpu(Comparison c) {
-        return c.proxyCpuSecondsPerGigabyte().map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a");
+        return seconds(c.proxyCpuSecondsPerGigabyte());
+    }
+
+    private static String seconds(Optional<Double> perGigabyte) {
+        return perGigabyte.map(v -> String.format(Locale.ROOT, "%.1f", v)).orElse("n/a");
     }
 }
