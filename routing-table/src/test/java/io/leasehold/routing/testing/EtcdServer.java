@@ -178,8 +178,17 @@ public final class EtcdServer implements AutoCloseable {
     }
 
     private String runEtcdctl(String... args) {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(binary).resolveSibling("etcdctl").toString(), "--endpoints", endpoint()));
+        return etcdctl(binary, List.of("--endpoints", endpoint()), args);
+    }
+
+    /**
+     * Runs the {@code etcdctl} beside {@code etcdBinary} with {@code connection} flags (endpoints,
+     * TLS files) and {@code args}; returns its output, or fails with it unless it exits 0.
+     */
+    public static String etcdctl(String etcdBinary, List<String> connection, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(etcdBinary).resolveSibling("etcdctl").toString());
+        command.addAll(connection);
         command.addAll(List.of(args));
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
@@ -206,7 +215,11 @@ public final class EtcdServer implements AutoCloseable {
         }
     }
 
-    private static String findBinary() {
+    /**
+     * The etcd binary: the {@code leasehold.etcd.binary} system property, else what
+     * {@code scripts/ensure-etcd} provides (installing Debian's etcd-server when it can).
+     */
+    public static String findBinary() {
         String configured = System.getProperty("leasehold.etcd.binary");
         if (configured != null && !configured.isBlank()) {
             return configured;
