@@ -12,6 +12,7 @@ import io.netty.util.ReferenceCounted;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -99,8 +100,11 @@ public final class RequestRouter implements RequestHandler {
                 return respond(request, client, coordinators.answer(find, request.version()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
-                return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>thenApply(response -> {
+                return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
                     try {
+                        if (error != null) {
+                            throw new CompletionException(Failures.unwrap(error));
+                        }
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
                                 request.correlationId(), response);
                     } finally {

@@ -24,7 +24,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * An in-test stand-in for a broker, for unit tests of one proxy class: answers each request with
- * what {@code script} returns for its body, and counts requests per API.
+ * what {@code script} returns for its body (or hangs up when it returns null), and counts
+ * requests per API.
  */
 @ChannelHandler.Sharable
 final class ScriptedBroker extends ChannelInboundHandlerAdapter implements AutoCloseable {
@@ -59,6 +60,10 @@ final class ScriptedBroker extends ChannelInboundHandlerAdapter implements AutoC
         try {
             counts.computeIfAbsent(frame.apiKey(), k -> new AtomicInteger()).incrementAndGet();
             ApiMessage answer = script.apply(frame.decodeBody());
+            if (answer == null) {
+                ctx.close();
+                return;
+            }
             ctx.writeAndFlush(KafkaMessages.encodeResponse(ctx.alloc(), frame.apiKey(), frame.version(),
                     frame.correlationId(), answer));
         } finally {

@@ -1,0 +1,94 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.PartitionWriteOrder;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link RequestRouter} when the broker it asks goes away: the client's request frame is
+ * released on every outcome, not only on success.
+ */
+class RequestRouterTest {
+    private EventLoopGroup group;
+    private ScriptedBroker broker;
+    private BackendSession control;
+    private BackendSession clientSession;
+
+    /** Knows its API versions, but hangs up on every Metadata request. */
+    private static ApiMessage hangsUpOnMetadata(ApiMessage request) {
+        if (request instanceof MetadataRequestData) {
+            return null;
+        }
+        ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
+        keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.METADATA.id).setMinVersion((short) 0)
+                .setMaxVersion((short) 12));
+        return new ApiVersionsResponseData().setApiKeys(keys);
+    }
+
+    @BeforeEach
+    void start() throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        broker = new ScriptedBroker(group, RequestRouterTest::hangsUpOnMetadata);
+        BackendConnector connector = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20,
+                new BackendListener() { });
+        control = connector.openSession(group.next(), new BackendListener() { });
+        clientSession = connector.openSession(group.next(), new BackendListener() { });
+    }
+
+    @AfterEach
+    void stop() {
+        control.close();
+        clientSession.close();
+        broker.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void releasesTheMetadataRequestWhenTheBrokerHangsUpBeforeAnswering() throws Exception {
+        OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
+                .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
+        RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
+                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(new SimpleMeterRegistry()),
+                new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
+                        Duration.ofSeconds(5)));
+        ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.METADATA, (short) 12, "client",
+                new MetadataRequestData().setTopics(null));
+        RequestFrame request = RequestFrame.parse(buf);
+
+        Throwable failure = catchThrowable(() -> router.handle(request, new ClientContext(clientSession,
+                new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test")).get(10, TimeUnit.SECONDS));
+
+        assertThat(failure).isInstanceOf(ExecutionException.class)
+                .hasRootCauseInstanceOf(BackendOutcomeUnknownException.class);
+        assertThat(broker.requests(ApiKeys.METADATA)).isEqualTo(1);
+        assertThat(request.refCnt()).as("request frame released").isZero();
+    }
+}
