@@ -37,6 +37,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private ResponseSequencer sequencer;
     private BackendSession backends;
     private ClientContext client;
+    private ConnectionWork work;
     private boolean backendsWritable = true;
 
     /**
@@ -64,7 +65,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                 updateAutoRead(ctx);
             }
         });
-        client = new ClientContext(backends, new PartitionWriteOrder(), ctx.alloc(), String.valueOf(ctx.channel().remoteAddress()));
+        work = new ConnectionWork(active);
+        client = new ClientContext(backends, new PartitionWriteOrder(), work, ctx.alloc(),
+                String.valueOf(ctx.channel().remoteAddress()));
         ctx.fireChannelActive();
     }
 
@@ -80,7 +83,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long started = System.nanoTime();
-        active.started();
+        work.started();
         ResponseSequencer.Slot slot = sequencer.reserve();
         updateAutoRead(ctx);
         CompletableFuture<ReferenceCounted> response;
@@ -103,9 +106,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                         RequestFrame request, long started, ReferenceCounted response, Throwable error) {
         if (response instanceof ResponseStream stream) {
             // Still arriving: a graceful drain waits until its last byte is out.
-            stream.onClose(active::finished);
+            stream.onClose(work::finished);
         } else {
-            active.finished();
+            work.finished();
         }
         metrics.requestCompleted(request.apiKey(), System.nanoTime() - started, error != null);
         if (error != null) {
@@ -172,7 +175,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.clientConnectionClosed();
         sequencer.close();
-        backends.close();
+        // Requests already read still reach their brokers, as they would had the client stayed.
+        work.whenIdle(backends::close);
         ctx.fireChannelInactive();
     }
 }

@@ -5,9 +5,9 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * What a handler may use on behalf of one client connection: that connection's backend
- * session (on the same event loop), its produce write order, its allocator and a name for
- * log lines.
+ * session (on the same event loop), its produce write order, the work still running for it,
+ * its allocator and a name for log lines.
  */
-public record ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ByteBufAllocator alloc,
-                            String remote) {
+public record ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
+                            ByteBufAllocator alloc, String remote) {
 }

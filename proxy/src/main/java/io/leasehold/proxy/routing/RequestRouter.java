@@ -132,7 +132,9 @@ public final class RequestRouter implements RequestHandler {
                     return result;
                 }
                 // acks=0: the client expects no answer; the proxy still lands the records on the
-                // owner (retrying rejections) and only logs what it could not deliver.
+                // owner (retrying rejections), even if the client hangs up meanwhile, and only
+                // logs what it could not deliver.
+                client.work().track(result);
                 result.whenComplete((response, error) -> {
                     if (error != null) {
                         LOG.warn("acks=0 produce from {} could not be delivered: {}", client.remote(), error.toString());

@@ -6,8 +6,6 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
-import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -109,7 +107,7 @@ class FetchRoutingTest {
         RequestFrame frame = RequestFrame.parse(buf);
 
         ByteBuf responseFrame = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(),
-                new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
+                TestClients.on(session))
                 .get(10, TimeUnit.SECONDS);
         List<String> values = new ArrayList<>();
         FetchResponseData response;

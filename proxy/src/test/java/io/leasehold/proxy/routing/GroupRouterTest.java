@@ -6,8 +6,6 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
-import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -74,7 +72,7 @@ class GroupRouterTest {
                 new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
         KafkaMessages.withRequestCorrelationId(request, 77);
         ByteBuf response = router.route(RequestFrame.parse(request),
-                new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
+                TestClients.on(session))
                 .get(10, TimeUnit.SECONDS);
         HeartbeatResponseData answer;
         try {

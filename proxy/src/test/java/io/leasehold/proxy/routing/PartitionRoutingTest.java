@@ -6,8 +6,6 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
-import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -141,7 +139,7 @@ class PartitionRoutingTest {
         RequestFrame frame = produceFrame((short) -1);
         ProduceRequestData request = frame.decodeBody();
         ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, request,
-                new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
+                TestClients.on(session))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
         try {
@@ -181,7 +179,7 @@ class PartitionRoutingTest {
         RequestFrame frame = produceFrame((short) 1);
         ProduceRequestData request = frame.decodeBody();
         ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, request,
-                new ClientContext(session, new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test"))
+                TestClients.on(session))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
         try {

@@ -8,8 +8,6 @@ import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendSession;
-import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -83,8 +81,7 @@ class RequestRouterTest {
                 new MetadataRequestData().setTopics(null));
         RequestFrame request = RequestFrame.parse(buf);
 
-        Throwable failure = catchThrowable(() -> router.handle(request, new ClientContext(clientSession,
-                new PartitionWriteOrder(), ByteBufAllocator.DEFAULT, "test")).get(10, TimeUnit.SECONDS));
+        Throwable failure = catchThrowable(() -> router.handle(request, TestClients.on(clientSession)).get(10, TimeUnit.SECONDS));
 
         assertThat(failure).isInstanceOf(ExecutionException.class)
                 .hasRootCauseInstanceOf(BackendOutcomeUnknownException.class);
