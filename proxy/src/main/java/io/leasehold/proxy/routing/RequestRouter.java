@@ -17,6 +17,7 @@ import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -135,11 +136,12 @@ public final class RequestRouter implements RequestHandler {
                 // owner (retrying rejections), even if the client hangs up meanwhile, and only
                 // logs what it could not deliver.
                 client.work().track(result);
+                short version = request.version();
                 result.whenComplete((response, error) -> {
                     if (error != null) {
                         LOG.warn("acks=0 produce from {} could not be delivered: {}", client.remote(), error.toString());
                     } else {
-                        response.release();
+                        logUndelivered((ByteBuf) response, version, client);
                     }
                 });
                 return CompletableFuture.completedFuture(null);
@@ -149,6 +151,23 @@ public final class RequestRouter implements RequestHandler {
                 return partitions.execute(listOffsets, request, request.decodeBody(), client);
             default:
                 return partitions.execute(offsetForLeaderEpoch, request, request.decodeBody(), client);
+        }
+    }
+
+    /** Logs the partitions of an acks=0 produce that no owner took (the client never hears of them). */
+    private static void logUndelivered(ByteBuf response, short version, ClientContext client) {
+        try {
+            ProduceResponseData answer = KafkaMessages.decodeResponse(response, ApiKeys.PRODUCE, version);
+            for (ProduceResponseData.TopicProduceResponse topic : answer.responses()) {
+                for (ProduceResponseData.PartitionProduceResponse partition : topic.partitionResponses()) {
+                    if (partition.errorCode() != Errors.NONE.code()) {
+                        LOG.warn("acks=0 produce from {} could not be delivered to {}-{}: {}", client.remote(),
+                                topic.name(), partition.index(), Errors.forCode(partition.errorCode()));
+                    }
+                }
+            }
+        } finally {
+            response.release();
         }
     }
 
