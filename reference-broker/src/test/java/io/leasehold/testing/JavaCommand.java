@@ -35,6 +35,9 @@ public record JavaCommand(String classpath, List<String> jvmOptions) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        // jetcd's Vert.x would otherwise leave a vertx-cache-* directory in /tmp for every JVM
+        // that tests kill; nothing here reads files from the classpath through Vert.x.
+        command.add("-Dvertx.disableFileCPResolving=true");
         command.add("-cp");
         command.add(classpath);
         command.add(mainClass);

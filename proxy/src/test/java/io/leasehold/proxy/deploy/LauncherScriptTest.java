@@ -56,7 +56,7 @@ class LauncherScriptTest {
         CommandResult result = launch(Map.of("JAVA_OPTS", "-Xmx64m -Dleasehold.test=yes"), "--config", "x.yaml");
 
         assertThat(result.stdout()).contains("-Xmx64m").contains("-Dleasehold.test=yes")
-                .doesNotContain("MaxRAMPercentage");
+                .doesNotContain("MaxRAMPercentage").contains("-Dvertx.disableFileCPResolving=true");
     }
 
     @Test
