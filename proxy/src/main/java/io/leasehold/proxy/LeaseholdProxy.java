@@ -94,7 +94,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         ProxyConfig.Limits limits = config.limits();
         this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
                 requests, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
-                limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection()), clientTls);
+                limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
+                limits.tlsHandshakeTimeout()), clientTls);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining),

@@ -26,7 +26,8 @@ public record ProxyConfigYaml(String host, int port, int adminPort, List<String>
                 etcd:     { endpoints: [%3$s], prefix: %4$s, connectTimeout: 5s }
                 backends: { bootstrap: [%5$s], connectTimeout: 5s, requestTimeout: 30s }
                 admin:    { host: %1$s, port: %6$d }
-                limits:   { maxFrameBytes: 104857600, maxConnections: 10000, idleTimeout: 10m, maxInFlightPerConnection: 64 }
+                limits:   { maxFrameBytes: 104857600, maxConnections: 10000, idleTimeout: 10m, maxInFlightPerConnection: 64,
+                            tlsHandshakeTimeout: 10s }
                 routing:  { metadataMaxAge: 2s, retryInitialBackoff: 20ms, retryMaxBackoff: 500ms, staleRoutesUnreadyAfter: 30s }
                 shutdown: { drainTimeout: 20s }
                 """.formatted(host, port, quoted(etcdEndpoints), quoted(List.of(prefix)), quoted(backendBootstrap), adminPort);

@@ -21,7 +21,8 @@ final class ConfigKeys {
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout"));
         sections.put("admin", List.of("host", "port"));
-        sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection"));
+        sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
+                "tlsHandshakeTimeout"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter"));
         sections.put("shutdown", List.of("drainTimeout"));

@@ -136,7 +136,8 @@ public final class ConfigLoader {
                 in.positiveInt(key("limits", "maxFrameBytes"), 104_857_600),
                 in.positiveInt(key("limits", "maxConnections"), 10_000),
                 in.duration(key("limits", "idleTimeout"), Duration.ofMinutes(10)),
-                in.positiveInt(key("limits", "maxInFlightPerConnection"), 64));
+                in.positiveInt(key("limits", "maxInFlightPerConnection"), 64),
+                in.duration(key("limits", "tlsHandshakeTimeout"), Duration.ofSeconds(10)));
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));

@@ -75,7 +75,8 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     public record Admin(String host, int port) {}
 
     /** Resource limits protecting the proxy from single clients. */
-    public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection) {}
+    public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
+                         Duration tlsHandshakeTimeout) {}
 
     /** Routing behaviour: metadata cache age, retry backoff bounds, readiness bound on stale routes. */
     public record Routing(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,

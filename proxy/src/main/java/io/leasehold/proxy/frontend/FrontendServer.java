@@ -31,11 +31,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
-    /** A client must finish its TLS handshake within this, so half-open connections cannot pile up. */
-    private static final Duration TLS_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
-
-    /** Listener limits, all from configuration. */
-    public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection) {
+    /**
+     * Listener limits, all from configuration. A TLS client must finish its handshake within
+     * {@code tlsHandshakeTimeout}, so connections that never do cannot pile up.
+     */
+    public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
+                         Duration tlsHandshakeTimeout) {
     }
 
     private final String host;
@@ -97,7 +98,7 @@ public final class FrontendServer implements AutoCloseable {
                         if (tls != null) {
                             // First in the pipeline: the limits below see the decrypted frames.
                             SslHandler ssl = tls.newHandler(ch.alloc());
-                            ssl.setHandshakeTimeout(TLS_HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                            ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics));
                         }
                         long idle = limits.idleTimeout().toMillis();

@@ -58,7 +58,7 @@ class FrontendBackpressureTest {
         server = new FrontendServer("127.0.0.1", 0, boss, workers, holding,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
                 new ProxyMetrics(new SimpleMeterRegistry()),
-                new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT));
+                new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT, Duration.ofSeconds(10)));
         port = server.start().getPort();
     }
 

@@ -62,6 +62,11 @@ class FrontendTlsTest {
     }
 
     private void start(ProxyConfig.ClientAuth clientAuth) throws ConfigException, InterruptedException {
+        start(clientAuth, Duration.ofSeconds(10));
+    }
+
+    private void start(ProxyConfig.ClientAuth clientAuth, Duration handshakeTimeout)
+            throws ConfigException, InterruptedException {
         ProxyConfig.Listener listener = new ProxyConfig.Listener("127.0.0.1", 0, "127.0.0.1", 0,
                 certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.SERVER),
                 clientAuth == ProxyConfig.ClientAuth.NONE ? null : certs.caCert(), clientAuth);
@@ -70,7 +75,8 @@ class FrontendTlsTest {
         registry = new SimpleMeterRegistry();
         server = new FrontendServer("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
-                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, MAX_CONNECTIONS, Duration.ofSeconds(2), 8),
+                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, MAX_CONNECTIONS, Duration.ofSeconds(2), 8,
+                        handshakeTimeout),
                 new ServerSslContextFactory("test.yaml").create(listener));
         port = server.start().getPort();
     }
@@ -151,6 +157,26 @@ class FrontendTlsTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> handshakeFailures("closed") == 2);
         assertThat(handshakeFailures("rejected") + handshakeFailures("not_tls")).isZero();
+    }
+
+    @Test
+    void clientsThatNeverFinishTheHandshakeAreClosedAtTheHandshakeTimeout() throws Exception {
+        start(ProxyConfig.ClientAuth.NONE, Duration.ofMillis(300));
+        try (Socket stalled = new Socket("127.0.0.1", port)) {
+            stalled.setSoTimeout(10_000);
+            // Connected, but never sends a ClientHello. Whatever the server sends, it must then hang up
+            // (a read timeout here would mean it never did).
+            try {
+                stalled.getInputStream().readAllBytes();
+            } catch (java.net.SocketException reset) {
+                // Hung up with a reset: closed as well.
+            }
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> handshakeFailures("timeout") == 1);
+        assertThat(registry.find("leasehold.client.connections.idle.closed").counter())
+                .as("closed by the 300ms handshake timeout, not by the 2s idle timeout")
+                .satisfiesAnyOf(c -> assertThat(c).isNull(), c -> assertThat(c.count()).isZero());
     }
 
     @Test
