@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection: parses each frame's header, hands the request to the router at once
  * (requests run concurrently), and lets the {@link ResponseSequencer} put responses back in
- * request order. Reading pauses while too many requests are in flight, while the client is not
- * taking its responses, or while a backend socket is full.
+ * request order. Reading pauses while too many requests are in flight (acks=0 produce still
+ * being delivered included), while the client is not taking its responses, or while a backend
+ * socket is full.
  */
 final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnectionHandler.class);
@@ -58,6 +59,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         metrics.clientConnectionOpened();
         sequencer = new ResponseSequencer(ctx.channel(), streamWriter);
+        work = new ConnectionWork(active, () -> ctx.executor().execute(() -> updateAutoRead(ctx)));
         backends = connector.openSession(ctx.channel().eventLoop(), new BackendListener() {
             @Override
             public void writabilityChanged(boolean writable) {
@@ -65,7 +67,6 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                 updateAutoRead(ctx);
             }
         });
-        work = new ConnectionWork(active);
         client = new ClientContext(backends, new PartitionWriteOrder(), work, ctx.alloc(),
                 String.valueOf(ctx.channel().remoteAddress()));
         ctx.fireChannelActive();
@@ -105,8 +106,11 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private void finish(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, String description,
                         RequestFrame request, long started, ReferenceCounted response, Throwable error) {
         if (response instanceof ResponseStream stream) {
-            // Still arriving: a graceful drain waits until its last byte is out.
-            stream.onClose(work::finished);
+            // Still arriving: it counts as in flight, and a graceful drain waits, until its last byte is out.
+            stream.onClose(() -> {
+                work.finished();
+                updateAutoRead(ctx);
+            });
         } else {
             work.finished();
         }
@@ -142,7 +146,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
-        boolean read = sequencer.pending() < maxInFlight && ctx.channel().isWritable() && backendsWritable;
+        boolean read = sequencer.pending() < maxInFlight && work.running() < maxInFlight && ctx.channel().isWritable()
+                && backendsWritable;
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }

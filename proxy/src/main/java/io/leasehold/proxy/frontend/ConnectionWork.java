@@ -6,22 +6,40 @@ import java.util.concurrent.CompletableFuture;
  * Work still running on behalf of one client connection: requests being answered, and work
  * whose outcome the client never hears about, such as an acks=0 produce. A broker finishes the
  * requests it has read even if the client hangs up, so the proxy does too: the connection's
- * broker connections stay open until this work is done. Each piece also counts in the
+ * broker connections stay open until this work is done. It also counts against the
+ * connection's in-flight limit, so unanswered requests cannot pile up either, and in the
  * proxy-wide {@link ActiveRequests}, so a graceful drain waits for it.
  */
 public final class ConnectionWork {
     private final ActiveRequests active;
+    private final Runnable trackedWorkEnded;
     private int running;
     private Runnable onIdle;
 
-    public ConnectionWork(ActiveRequests active) {
+    /**
+     * @param trackedWorkEnded called (on any thread) whenever work passed to {@link #track} ends,
+     *                         so the connection can resume reading
+     */
+    public ConnectionWork(ActiveRequests active, Runnable trackedWorkEnded) {
         this.active = active;
+        this.trackedWorkEnded = trackedWorkEnded;
     }
 
-    /** Keeps the connection's broker connections open until {@code work} completes. */
+    /**
+     * Counts {@code work}, which the client gets no answer for, as running until it completes:
+     * against the in-flight limit, and as a reason to keep the broker connections open.
+     */
     public void track(CompletableFuture<?> work) {
         started();
-        work.whenComplete((result, error) -> finished());
+        work.whenComplete((result, error) -> {
+            finished();
+            trackedWorkEnded.run();
+        });
+    }
+
+    /** Requests and tracked work not finished yet. */
+    synchronized int running() {
+        return running;
     }
 
     void started() {

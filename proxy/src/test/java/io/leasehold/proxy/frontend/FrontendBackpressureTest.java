@@ -31,7 +31,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** A connection stops being read while its in-flight limit is reached, and resumes when answers go out. */
+/**
+ * A connection stops being read while its in-flight limit is reached, and resumes when answers
+ * go out or, for requests that get no answer (acks=0 produce), when their work is done.
+ */
 class FrontendBackpressureTest {
     private static final int MAX_IN_FLIGHT = 4;
     private static final int REQUESTS = 100;
@@ -40,6 +43,9 @@ class FrontendBackpressureTest {
 
     private final List<CompletableFuture<ReferenceCounted>> held = Collections.synchronizedList(new ArrayList<>());
     private final List<RequestFrame> requests = Collections.synchronizedList(new ArrayList<>());
+    /** Work of requests answered with nothing, which goes on after the (empty) answer. */
+    private final List<CompletableFuture<Void>> unanswered = Collections.synchronizedList(new ArrayList<>());
+    private volatile RequestHandler handler;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private FrontendServer server;
@@ -49,13 +55,13 @@ class FrontendBackpressureTest {
     void start() throws InterruptedException {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        RequestHandler holding = (request, client) -> {
+        handler = (request, client) -> {
             CompletableFuture<ReferenceCounted> answer = new CompletableFuture<>();
             requests.add(request);
             held.add(answer);
             return answer;
         };
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, holding,
+        server = new FrontendServer("127.0.0.1", 0, boss, workers, (request, client) -> handler.handle(request, client),
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
                 new ProxyMetrics(new SimpleMeterRegistry()),
                 new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT, Duration.ofSeconds(10)));
@@ -100,19 +106,24 @@ class FrontendBackpressureTest {
                 (short) 0, request.correlationId(), new ApiVersionsResponseData()));
     }
 
+    private static Thread sendAll(Socket socket) {
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = 0; i < REQUESTS; i++) {
+                    socket.getOutputStream().write(apiVersionsFrame(i));
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        writer.start();
+        return writer;
+    }
+
     @Test
     void stopsReadingAtTheInFlightLimitAndResumesAsAnswersLeave() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            Thread writer = new Thread(() -> {
-                try {
-                    for (int i = 0; i < REQUESTS; i++) {
-                        socket.getOutputStream().write(apiVersionsFrame(i));
-                    }
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            writer.start();
+            Thread writer = sendAll(socket);
             await().atMost(Duration.ofSeconds(5)).until(() -> held.size() >= MAX_IN_FLIGHT);
             // Reading has stopped: beyond the limit, only what one socket read had already
             // brought in is handled, far from everything the client sent.
@@ -129,6 +140,32 @@ class FrontendBackpressureTest {
                 in.skipNBytes(length - 4);
             }
             writer.join(5_000);
+        }
+    }
+
+    @Test
+    void unansweredRequestsCountAgainstTheInFlightLimitUntilTheirWorkIsDone() throws Exception {
+        handler = (request, client) -> {
+            requests.add(request);
+            CompletableFuture<Void> work = new CompletableFuture<>();
+            unanswered.add(work);
+            client.work().track(work);
+            return CompletableFuture.completedFuture(null);
+        };
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            Thread writer = sendAll(socket);
+            await().atMost(Duration.ofSeconds(5)).until(() -> unanswered.size() >= MAX_IN_FLIGHT);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+                    .until(() -> unanswered.size() < REQUESTS / 4);
+
+            for (int done = 0; done < REQUESTS; done++) {
+                int next = done;
+                await().pollInterval(Duration.ofMillis(2)).atMost(Duration.ofSeconds(5))
+                        .until(() -> unanswered.size() > next);
+                unanswered.get(done).complete(null);
+            }
+            writer.join(5_000);
+            assertThat(unanswered).hasSize(REQUESTS);
         }
     }
 }

@@ -13,7 +13,7 @@ final class TestClients {
     }
 
     static ClientContext on(BackendSession session) {
-        return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests()),
+        return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests(), () -> { }),
                 ByteBufAllocator.DEFAULT, "test");
     }
 }
