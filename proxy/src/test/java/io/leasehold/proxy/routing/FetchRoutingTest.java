@@ -3,8 +3,6 @@ package io.leasehold.proxy.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -76,8 +74,7 @@ class FetchRoutingTest {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         brokerA = new ScriptedBroker(group, body -> serve(body, seenByA, "from-a"));
         brokerB = new ScriptedBroker(group, body -> serve(body, seenByB, "from-b"));
-        session = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
-                .openSession(group.next(), new BackendListener() { });
+        session = TestClients.openSession(group);
     }
 
     @AfterEach

@@ -2,8 +2,6 @@ package io.leasehold.proxy.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
@@ -68,8 +66,7 @@ class MetadataAndVersionsTest {
     void start() throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         broker = new ScriptedBroker(group, MetadataAndVersionsTest::answer);
-        session = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
-                .openSession(group.next(), new BackendListener() { });
+        session = TestClients.openSession(group);
         router = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
                 .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
     }

@@ -3,8 +3,6 @@ package io.leasehold.proxy.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -89,8 +87,7 @@ class PartitionRoutingTest {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         addressA = new BrokerAddress(1, "127.0.0.1", listen(brokerA), null);
         addressB = new BrokerAddress(2, "127.0.0.1", listen(brokerB), null);
-        session = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
-                .openSession(group.next(), new BackendListener() { });
+        session = TestClients.openSession(group);
     }
 
     private int listen(OwningBroker broker) throws InterruptedException {

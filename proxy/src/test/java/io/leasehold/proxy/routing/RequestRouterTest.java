@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -55,10 +53,8 @@ class RequestRouterTest {
     void start() throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         broker = new ScriptedBroker(group, RequestRouterTest::hangsUpOnMetadata);
-        BackendConnector connector = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20,
-                new BackendListener() { });
-        control = connector.openSession(group.next(), new BackendListener() { });
-        clientSession = connector.openSession(group.next(), new BackendListener() { });
+        control = TestClients.openSession(group);
+        clientSession = TestClients.openSession(group);
     }
 
     @AfterEach

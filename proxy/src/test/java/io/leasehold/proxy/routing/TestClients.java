@@ -1,17 +1,28 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.frontend.ActiveRequests;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.ConnectionWork;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import java.time.Duration;
 
-/** The client connection context routing unit tests act for: one test client on {@code session}. */
+/** What routing unit tests act with: backend sessions and the context of one test client. */
 final class TestClients {
     private TestClients() {
     }
 
+    /** A backend session on one of {@code group}'s loops: 2 s connect and 5 s request timeouts, 1 MiB responses. */
+    static BackendSession openSession(EventLoopGroup group) {
+        return new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
+                .openSession(group.next(), new BackendListener() { });
+    }
+
+    /** The context of one test client whose backend session is {@code session}. */
     static ClientContext on(BackendSession session) {
         return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests(), () -> { }),
                 ByteBufAllocator.DEFAULT, "test");
