@@ -2,6 +2,7 @@ package io.leasehold.proxy.admin;
 
 import io.leasehold.routing.watch.RoutingTable;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -152,7 +153,11 @@ public final class ProxyMetrics implements AutoCloseable {
         Gauge.builder("leasehold.routing.snapshot.groups", table, t -> t.snapshot().groups().size())
                 .description("Consumer groups with a known coordinator").strongReference(true).register(registry);
         Gauge.builder("leasehold.routing.snapshot.brokers", table, t -> t.snapshot().brokers().size())
-                .description("Brokers registered in etcd").strongReference(true).register(registry);
+                .description("Brokers known from etcd registrations and the metadata snapshot")
+                .strongReference(true).register(registry);
+        FunctionCounter.builder("leasehold.routing.metadata.snapshot.rejected", table, RoutingTable::rejectedMetadataSnapshots)
+                .description("Revisions of P/metadata/snapshot that could not be read; the last good broker list was kept")
+                .register(registry);
     }
 
     /** Releases the JVM GC notification listener. */

@@ -13,6 +13,7 @@ final class FixedRoutingTable implements RoutingTable {
     private volatile RoutingSnapshot snapshot = RoutingSnapshot.empty();
     private volatile boolean loaded;
     private volatile Duration staleness = Duration.ZERO;
+    private volatile long rejectedMetadataSnapshots;
 
     FixedRoutingTable loaded(RoutingSnapshot value) {
         snapshot = value;
@@ -23,6 +24,16 @@ final class FixedRoutingTable implements RoutingTable {
     FixedRoutingTable stale(Duration value) {
         staleness = value;
         return this;
+    }
+
+    FixedRoutingTable rejectedMetadataSnapshots(long value) {
+        rejectedMetadataSnapshots = value;
+        return this;
+    }
+
+    @Override
+    public long rejectedMetadataSnapshots() {
+        return rejectedMetadataSnapshots;
     }
 
     @Override

@@ -140,13 +140,14 @@ class ProxyMetricsTest {
                 .partition("orders", 1, new Ownership(1, 11))
                 .group("billing", new Ownership(1, 12))
                 .revision(42)
-                .build()).stale(Duration.ofMillis(1500));
+                .build()).stale(Duration.ofMillis(1500)).rejectedMetadataSnapshots(3);
 
         assertThat(registry.get("leasehold.routing.snapshot.loaded").gauge().value()).isEqualTo(1.0);
         assertThat(registry.get("leasehold.routing.snapshot.partitions").gauge().value()).isEqualTo(2.0);
         assertThat(registry.get("leasehold.routing.snapshot.groups").gauge().value()).isEqualTo(1.0);
         assertThat(registry.get("leasehold.routing.snapshot.brokers").gauge().value()).isEqualTo(1.0);
         assertThat(registry.get("leasehold.routing.snapshot.revision").gauge().value()).isEqualTo(42.0);
-        assertThat(registry.scrape()).contains("leasehold_routing_snapshot_staleness_seconds 1.5");
+        assertThat(registry.scrape()).contains("leasehold_routing_snapshot_staleness_seconds 1.5")
+                .contains("leasehold_routing_metadata_snapshot_rejected_total 3.0");
     }
 }

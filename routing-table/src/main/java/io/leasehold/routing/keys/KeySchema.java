@@ -11,6 +11,7 @@ import java.util.OptionalInt;
  *   <li>{@code P/partition-leases/{topic}/{partition}} — owning broker id, on the owner's lease</li>
  *   <li>{@code P/group-leases/{group}} — coordinating broker id, on the owner's lease</li>
  *   <li>{@code P/brokers/{id}} — the broker's address as JSON, on the broker's lease</li>
+ *   <li>{@code P/metadata/snapshot} — KafScale's cluster metadata snapshot (JSON), persistent</li>
  *   <li>{@code P/topics/{topic}/partitions/{partition}/next_offset} — next offset, persistent</li>
  * </ul>
  * Parsing is strict: a key that does not follow the layout exactly (bad topic characters, a
@@ -29,6 +30,7 @@ public final class KeySchema {
     private final String groupLeases;
     private final String brokers;
     private final String topics;
+    private final String metadataSnapshot;
 
     /**
      * @param prefix the key prefix: empty, or starting with '/'; one trailing '/' is ignored
@@ -48,6 +50,7 @@ public final class KeySchema {
         this.groupLeases = normalized + "/group-leases/";
         this.brokers = normalized + "/brokers/";
         this.topics = normalized + "/topics/";
+        this.metadataSnapshot = normalized + "/metadata/snapshot";
     }
 
     /** The normalized prefix, without a trailing '/'. */
@@ -91,6 +94,11 @@ public final class KeySchema {
     /** {@code P/brokers/}, the prefix of every broker registration. */
     public String brokersPrefix() {
         return brokers;
+    }
+
+    /** {@code P/metadata/snapshot}, the one key KafScale's operator writes its cluster snapshot to. */
+    public String metadataSnapshotKey() {
+        return metadataSnapshot;
     }
 
     /** {@code P/topics/{topic}/partitions/{partition}/next_offset}, the persistent next offset. */

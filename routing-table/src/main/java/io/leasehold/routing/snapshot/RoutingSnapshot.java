@@ -10,8 +10,11 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * An immutable view of who owns which partition and group, and where the registered brokers
- * listen, as of one etcd revision. Every lookup is a plain read of final fields, so any number of
+ * An immutable view of who owns which partition and group, and where the brokers listen, as of
+ * one etcd revision. Broker addresses come from two sources: registrations ({@code P/brokers/{id}},
+ * written by each broker on its lease) and the brokers listed in KafScale's metadata snapshot
+ * ({@code P/metadata/snapshot}). When both name an id, the registration wins: it is the broker's
+ * own word and lives and dies with it, while the snapshot is written by an operator and may lag. Every lookup is a plain read of final fields, so any number of
  * threads can use a snapshot without locks; partition, group and broker lookups allocate nothing.
  *
  * <p>New snapshots are made with {@link #builder()} or, copy-on-write, with {@link #toBuilder()}:
@@ -19,19 +22,25 @@ import java.util.TreeMap;
  */
 public final class RoutingSnapshot {
 
-    private static final RoutingSnapshot EMPTY = new RoutingSnapshot(Map.of(), Map.of(), new int[0], new BrokerAddress[0], 0, 0);
+    private static final RoutingSnapshot EMPTY = new RoutingSnapshot(Map.of(), Map.of(), Map.of(), Map.of(), new int[0],
+            new BrokerAddress[0], 0, 0);
 
     private final Map<String, TopicOwners> topics;
     private final Map<String, Ownership> groups;
+    private final Map<Integer, BrokerAddress> registered;
+    private final Map<Integer, BrokerAddress> listed;
     private final int[] brokerIds;
     private final BrokerAddress[] brokerAddresses;
     private final long revision;
     private final int partitionCount;
 
-    private RoutingSnapshot(Map<String, TopicOwners> topics, Map<String, Ownership> groups, int[] brokerIds,
+    private RoutingSnapshot(Map<String, TopicOwners> topics, Map<String, Ownership> groups,
+                            Map<Integer, BrokerAddress> registered, Map<Integer, BrokerAddress> listed, int[] brokerIds,
                             BrokerAddress[] brokerAddresses, long revision, int partitionCount) {
         this.topics = topics;
         this.groups = groups;
+        this.registered = registered;
+        this.listed = listed;
         this.brokerIds = brokerIds;
         this.brokerAddresses = brokerAddresses;
         this.revision = revision;
@@ -64,15 +73,25 @@ public final class RoutingSnapshot {
         return groups.get(group);
     }
 
-    /** The registered broker's address, or null when the broker is not registered. */
+    /** The broker's address (its registration, else its metadata snapshot entry), or null when neither names it. */
     public BrokerAddress broker(int brokerId) {
         int at = Arrays.binarySearch(brokerIds, brokerId);
         return at >= 0 ? brokerAddresses[at] : null;
     }
 
-    /** The live registered brokers, in broker id order. */
+    /** The known brokers from both sources (registration first), in broker id order. */
     public Collection<BrokerAddress> brokers() {
         return Collections.unmodifiableList(Arrays.asList(brokerAddresses));
+    }
+
+    /** Brokers registered under {@code P/brokers/{id}}, by id. */
+    public Map<Integer, BrokerAddress> registeredBrokers() {
+        return registered;
+    }
+
+    /** Brokers listed in the metadata snapshot, by id. */
+    public Map<Integer, BrokerAddress> listedBrokers() {
+        return listed;
     }
 
     /** Every owned partition, ordered by topic then partition; built on each call, meant for dumps. */
@@ -109,15 +128,15 @@ public final class RoutingSnapshot {
         private final Map<String, TopicOwners> baseTopics;
         private final Map<String, TopicOwners.Editor> editedTopics = new HashMap<>();
         private final Map<String, Ownership> groups;
-        private final TreeMap<Integer, BrokerAddress> brokers = new TreeMap<>();
+        private final TreeMap<Integer, BrokerAddress> registered;
+        private Map<Integer, BrokerAddress> listed;
         private long revision;
 
         private Builder(RoutingSnapshot base) {
             this.baseTopics = base.topics;
             this.groups = new HashMap<>(base.groups);
-            for (BrokerAddress address : base.brokerAddresses) {
-                brokers.put(address.id(), address);
-            }
+            this.registered = new TreeMap<>(base.registered);
+            this.listed = base.listed;
             this.revision = base.revision;
         }
 
@@ -173,13 +192,23 @@ public final class RoutingSnapshot {
 
         /** Registers (or re-registers) a broker address under its id. */
         public Builder broker(BrokerAddress address) {
-            brokers.put(address.id(), address);
+            registered.put(address.id(), address);
             return this;
         }
 
-        /** Forgets a broker; returns whether it was registered. */
+        /** Forgets a broker's registration; returns whether it was registered. */
         public boolean removeBroker(int brokerId) {
-            return brokers.remove(brokerId) != null;
+            return registered.remove(brokerId) != null;
+        }
+
+        /** Replaces the brokers listed by the metadata snapshot (an empty list when there is none). */
+        public Builder listedBrokers(Collection<BrokerAddress> brokers) {
+            TreeMap<Integer, BrokerAddress> byId = new TreeMap<>();
+            for (BrokerAddress address : brokers) {
+                byId.put(address.id(), address);
+            }
+            this.listed = Collections.unmodifiableMap(byId);
+            return this;
         }
 
         /** The etcd revision the built snapshot reflects. */
@@ -202,6 +231,8 @@ public final class RoutingSnapshot {
             for (TopicOwners owners : topics.values()) {
                 count += owners.size();
             }
+            TreeMap<Integer, BrokerAddress> brokers = new TreeMap<>(listed);
+            brokers.putAll(registered);
             int[] ids = new int[brokers.size()];
             BrokerAddress[] addresses = new BrokerAddress[brokers.size()];
             int i = 0;
@@ -209,7 +240,8 @@ public final class RoutingSnapshot {
                 ids[i] = address.id();
                 addresses[i++] = address;
             }
-            return new RoutingSnapshot(topics, new HashMap<>(groups), ids, addresses, revision, count);
+            return new RoutingSnapshot(topics, new HashMap<>(groups), Collections.unmodifiableMap(new TreeMap<>(registered)),
+                    listed, ids, addresses, revision, count);
         }
 
         private TopicOwners.Editor editor(String topic) {

@@ -20,17 +20,21 @@ final class EntryApplier {
 
     private final KeySchema keys;
     private final MalformedEntryLog malformed;
+    private final MetadataSnapshotReader metadataSnapshot;
 
-    EntryApplier(KeySchema keys, MalformedEntryLog malformed) {
+    EntryApplier(KeySchema keys, MalformedEntryLog malformed, MetadataSnapshotReader metadataSnapshot) {
         this.keys = keys;
         this.malformed = malformed;
+        this.metadataSnapshot = metadataSnapshot;
     }
 
     /** Applies a key's current value; routes the proxy rejected stay dropped while the value still says the same. */
     void put(RoutingSnapshot.Builder builder, KeyValue entry, DroppedRoutes dropped) {
         String key = EtcdBytes.text(entry.getKey());
         String value = EtcdBytes.text(entry.getValue());
-        if (key.startsWith(keys.partitionLeasesPrefix())) {
+        if (metadataSnapshot.handles(key)) {
+            metadataSnapshot.put(builder, value, entry.getModRevision());
+        } else if (key.startsWith(keys.partitionLeasesPrefix())) {
             Optional<PartitionId> partition = keys.parsePartitionLeaseKey(key);
             if (partition.isEmpty()) {
                 malformed.skipped(key, "not " + keys.partitionLeasesPrefix() + "{topic}/{partition} with a legal topic name and partition number");
@@ -86,7 +90,9 @@ final class EntryApplier {
 
     /** Applies a key's deletion. */
     void delete(RoutingSnapshot.Builder builder, String key, DroppedRoutes dropped) {
-        if (key.startsWith(keys.partitionLeasesPrefix())) {
+        if (metadataSnapshot.handles(key)) {
+            metadataSnapshot.delete(builder);
+        } else if (key.startsWith(keys.partitionLeasesPrefix())) {
             keys.parsePartitionLeaseKey(key).ifPresent(id -> {
                 builder.removePartition(id.topic(), id.partition());
                 dropped.forgetPartition(id);

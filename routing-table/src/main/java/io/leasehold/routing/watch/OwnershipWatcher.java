@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The proxy's live view of the ownership keys in etcd.
  *
- * <p>It reads the partition-lease, group-lease and broker prefixes at one revision R, then
+ * <p>It reads the partition-lease, group-lease and broker prefixes and KafScale's metadata
+ * snapshot key at one revision R, then
  * watches them from R+1, so no write between the read and the watch is missed. Each batch of
  * events becomes a new immutable {@link RoutingSnapshot} (copy-on-write) published through a
  * volatile field, so readers never lock. When the watch breaks — history compacted, stream
@@ -50,6 +51,8 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private final List<String> prefixes;
     private final RangeLoader loader;
     private final EntryApplier applier;
+    private final MetadataSnapshotReader metadataSnapshot;
+    private final BrokerSourceConflicts conflicts = new BrokerSourceConflicts();
     private final DroppedRoutes dropped = new DroppedRoutes();
     private final ReconnectBackoff backoff = new ReconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(3));
     private final ScheduledExecutorService worker;
@@ -72,9 +75,12 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
 
     private OwnershipWatcher(Client client, KeySchema keys) {
         this.client = client;
-        this.prefixes = List.of(keys.partitionLeasesPrefix(), keys.groupLeasesPrefix(), keys.brokersPrefix());
+        // The snapshot key is read as a prefix too; keys that merely start with it are ignored.
+        this.prefixes = List.of(keys.partitionLeasesPrefix(), keys.groupLeasesPrefix(), keys.brokersPrefix(),
+                keys.metadataSnapshotKey());
         this.loader = new RangeLoader(client.getKVClient(), REQUEST_TIMEOUT);
-        this.applier = new EntryApplier(keys, new MalformedEntryLog());
+        this.metadataSnapshot = new MetadataSnapshotReader(keys.metadataSnapshotKey());
+        this.applier = new EntryApplier(keys, new MalformedEntryLog(), metadataSnapshot);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "leasehold-ownership-watcher");
             thread.setDaemon(true);
@@ -114,6 +120,11 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     @Override
     public Duration staleness() {
         return broken ? Duration.ofNanos(System.nanoTime() - inSyncAt) : Duration.ZERO;
+    }
+
+    @Override
+    public long rejectedMetadataSnapshots() {
+        return metadataSnapshot.rejectedCount();
     }
 
     @Override
@@ -174,7 +185,9 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         long revision;
         long started = System.nanoTime();
         try {
+            metadataSnapshot.beginLoad();
             revision = loader.load(prefixes, entry -> applier.put(builder, entry, nothingDropped));
+            metadataSnapshot.endLoad(builder);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
@@ -191,6 +204,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
             snapshot = builder.revision(revision).build();
             publish(snapshot);
         }
+        conflicts.check(snapshot);
         backoff.reset();
         lastHeardAt = System.nanoTime();
         startWatching(revision);
@@ -244,6 +258,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
             }
             publish(builder.revision(revision).build());
         }
+        conflicts.check(current);
     }
 
     /** Worker thread: the watch of {@code fromGeneration} failed; go stale and reload after a backoff. */

@@ -28,6 +28,11 @@ public interface RoutingTable {
     /** As {@link #invalidatePartition}, for a consumer group's coordinator route. */
     boolean invalidateGroup(String group, Ownership rejected);
 
+    /** How many revisions of KafScale's metadata snapshot could not be read (the last good broker list was kept). */
+    default long rejectedMetadataSnapshots() {
+        return 0;
+    }
+
     /** Adds a listener called, on the watcher's thread, with each new snapshot. */
     void addListener(Consumer<RoutingSnapshot> listener);
 }

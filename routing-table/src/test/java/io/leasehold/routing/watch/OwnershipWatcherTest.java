@@ -230,6 +230,72 @@ class OwnershipWatcherTest {
         return watcher;
     }
 
+    @Test
+    void brokersListedOnlyInTheMetadataSnapshotAreRoutableAndLeaderFieldsAreIgnored() throws Exception {
+        put(keys.metadataSnapshotKey(), kafscaleSnapshot(0, 19090, 1, 19091));
+        put(keys.partitionLeaseKey("orders", 0), "1");
+
+        OwnershipWatcher watcher = loadedWatcher();
+
+        RoutingSnapshot snapshot = watcher.snapshot();
+        assertThat(snapshot.brokers()).containsExactly(new BrokerAddress(0, "127.0.0.1", 19090, null),
+                new BrokerAddress(1, "127.0.0.1", 19091, null));
+        // The snapshot's static Leader says 0; only the lease key says who owns the partition.
+        assertThat(snapshot.partitionOwner("orders", 0).brokerId()).isEqualTo(1);
+
+        put(keys.metadataSnapshotKey(), kafscaleSnapshot(0, 19090, 2, 19092));
+        await().atMost(CONVERGE).untilAsserted(() -> assertThat(watcher.snapshot().brokers())
+                .extracting(BrokerAddress::id).containsExactly(0, 2));
+        kv.delete(EtcdBytes.of(keys.metadataSnapshotKey())).get(5, TimeUnit.SECONDS);
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().brokers().isEmpty());
+    }
+
+    @Test
+    void aRegistrationWinsOverTheMetadataSnapshotForTheSameId() throws Exception {
+        put(keys.metadataSnapshotKey(), kafscaleSnapshot(0, 19090, 1, 19091));
+        put(keys.brokerKey(1), "{\"host\":\"10.0.0.1\",\"port\":29091,\"rack\":null}");
+
+        OwnershipWatcher watcher = loadedWatcher();
+
+        assertThat(watcher.snapshot().broker(1)).isEqualTo(new BrokerAddress(1, "10.0.0.1", 29091, null));
+        kv.delete(EtcdBytes.of(keys.brokerKey(1))).get(5, TimeUnit.SECONDS);
+        await().atMost(CONVERGE).untilAsserted(() -> assertThat(watcher.snapshot().broker(1))
+                .isEqualTo(new BrokerAddress(1, "127.0.0.1", 19091, null)));
+    }
+
+    @Test
+    void aMalformedMetadataSnapshotKeepsTheLastGoodBrokersAndIsCountedOncePerRevision() throws Exception {
+        put(keys.metadataSnapshotKey(), kafscaleSnapshot(0, 19090, 1, 19091));
+        OwnershipWatcher watcher = loadedWatcher();
+        assertThat(watcher.snapshot().brokers()).hasSize(2);
+
+        put(keys.metadataSnapshotKey(), "{\"Brokers\":[{\"NodeID\":0}]}");
+        await().atMost(CONVERGE).until(() -> watcher.rejectedMetadataSnapshots() == 1);
+        put(keys.partitionLeaseKey("orders", 0), "1");
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("orders", 0) != null);
+        assertThat(watcher.snapshot().brokers()).extracting(BrokerAddress::id).containsExactly(0, 1);
+
+        put(keys.metadataSnapshotKey(), "not json");
+        await().atMost(CONVERGE).until(() -> watcher.rejectedMetadataSnapshots() == 2);
+        assertThat(watcher.snapshot().brokers()).extracting(BrokerAddress::id).containsExactly(0, 1);
+
+        put(keys.metadataSnapshotKey(), kafscaleSnapshot(3, 19093, 4, 19094));
+        await().atMost(CONVERGE).untilAsserted(() -> assertThat(watcher.snapshot().brokers())
+                .extracting(BrokerAddress::id).containsExactly(3, 4));
+        assertThat(watcher.rejectedMetadataSnapshots()).isEqualTo(2);
+    }
+
+    /** A snapshot in KafScale's shape whose static leader of orders-0 is the first broker. */
+    private static String kafscaleSnapshot(int firstId, int firstPort, int secondId, int secondPort) {
+        return "{\"Brokers\":[{\"NodeID\":" + firstId + ",\"Host\":\"127.0.0.1\",\"Port\":" + firstPort
+                + ",\"Rack\":null,\"UnknownTags\":{}},{\"NodeID\":" + secondId + ",\"Host\":\"127.0.0.1\",\"Port\":"
+                + secondPort + ",\"Rack\":null,\"UnknownTags\":{}}],\"ControllerID\":" + firstId
+                + ",\"Topics\":[{\"ErrorCode\":0,\"Topic\":\"orders\",\"IsInternal\":false,\"Partitions\":[{\"ErrorCode\":0,"
+                + "\"Partition\":0,\"Leader\":" + firstId + ",\"LeaderEpoch\":-1,\"Replicas\":[" + firstId
+                + "],\"ISR\":[" + firstId + "],\"OfflineReplicas\":null,\"UnknownTags\":{}}],\"UnknownTags\":{}}],"
+                + "\"ClusterName\":\"demo\",\"ClusterID\":\"uid\"}";
+    }
+
     private Claim won(CompletableFuture<ClaimResult> result) throws Exception {
         return ((ClaimResult.Won) result.get(5, TimeUnit.SECONDS)).claim();
     }
