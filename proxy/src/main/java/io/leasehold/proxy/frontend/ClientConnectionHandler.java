@@ -67,7 +67,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                 updateAutoRead(ctx);
             }
         });
-        client = new ClientContext(backends, new PartitionWriteOrder(), work, ctx.alloc(),
+        client = new ClientContext(backends, new PartitionWriteOrder(), work, new NegotiatedVersions(), ctx.alloc(),
                 String.valueOf(ctx.channel().remoteAddress()));
         ctx.fireChannelActive();
     }

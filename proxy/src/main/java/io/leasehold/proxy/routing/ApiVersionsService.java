@@ -2,11 +2,14 @@ package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -14,16 +17,21 @@ import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The proxy's own ApiVersions answer: for each API it serves, the versions both it and the
- * backends support. Backend versions are asked from a live broker and remembered for a while.
+ * The proxy's own ApiVersions answer: for each API it serves, the versions that it and every live
+ * backend support. Every known broker is asked; brokers that do not answer are left out until the
+ * next refresh. A backend entry with a negative range (KafScale lists unsupported APIs as
+ * {@code -1..-1}) or no entry at all drops the API, since any broker may receive any request.
  */
 final class ApiVersionsService {
+    private static final Logger LOG = LoggerFactory.getLogger(ApiVersionsService.class);
     /** Version used to ask backends: carries the feature levels, and every broker since Kafka 2.4 speaks it. */
     private static final short BACKEND_QUERY_VERSION = 3;
 
-    /** The backend's answer, already intersected with what the proxy serves. */
+    /** The intersected answer and when it was made. */
     private record Known(ApiVersionsResponseData answer, long fetchedAtNanos) {
     }
 
@@ -34,7 +42,6 @@ final class ApiVersionsService {
     private final long maxAgeNanos;
     private final AtomicReference<Known> known = new AtomicReference<>();
     private final AtomicReference<CompletableFuture<ApiVersionsResponseData>> refreshing = new AtomicReference<>();
-    private final AtomicInteger spread = new AtomicInteger();
 
     ApiVersionsService(BackendSession backends, OwnerRouter router, RoutePolicy policy, ByteBufAllocator alloc,
                        Duration maxAge) {
@@ -67,29 +74,34 @@ final class ApiVersionsService {
         });
     }
 
-    private ApiVersionsResponseData intersect(ApiVersionsResponseData backend) {
+    /** What the proxy serves, narrowed by each backend answer in turn; features come from the first answer. */
+    private ApiVersionsResponseData intersect(List<ApiVersionsResponseData> answers) {
         ApiVersionCollection keys = new ApiVersionCollection();
         for (Map.Entry<ApiKeys, Route> e : policy.routes().entrySet()) {
             ApiKeys api = e.getKey();
             short min = policy.minVersion(api);
             short max = policy.maxVersion(api);
             if (e.getValue() != Route.LOCAL) {
-                ApiVersion theirs = backend.apiKeys().find(api.id);
-                if (theirs == null) {
-                    continue;
+                for (ApiVersionsResponseData backend : answers) {
+                    ApiVersion theirs = backend.apiKeys().find(api.id);
+                    if (theirs == null || theirs.minVersion() < 0 || theirs.maxVersion() < 0) {
+                        max = -1;
+                        break;
+                    }
+                    min = (short) Math.max(min, theirs.minVersion());
+                    max = (short) Math.min(max, theirs.maxVersion());
                 }
-                min = (short) Math.max(min, theirs.minVersion());
-                max = (short) Math.min(max, theirs.maxVersion());
             }
             if (min <= max) {
                 keys.add(new ApiVersion().setApiKey(api.id).setMinVersion(min).setMaxVersion(max));
             }
         }
+        ApiVersionsResponseData first = answers.get(0);
         return new ApiVersionsResponseData()
                 .setApiKeys(keys)
-                .setSupportedFeatures(backend.supportedFeatures().duplicate())
-                .setFinalizedFeatures(backend.finalizedFeatures().duplicate())
-                .setFinalizedFeaturesEpoch(backend.finalizedFeaturesEpoch());
+                .setSupportedFeatures(first.supportedFeatures().duplicate())
+                .setFinalizedFeatures(first.finalizedFeatures().duplicate())
+                .setFinalizedFeaturesEpoch(first.finalizedFeaturesEpoch());
     }
 
     private CompletableFuture<ApiVersionsResponseData> knownAnswer() {
@@ -102,32 +114,54 @@ final class ApiVersionsService {
         if (running != null) {
             return current != null ? CompletableFuture.completedFuture(current.answer()) : running;
         }
+        List<BrokerAddress> brokers = router.liveBrokers(router.snapshot());
+        List<CompletableFuture<ApiVersionsResponseData>> asked = new ArrayList<>(brokers.size());
+        for (BrokerAddress broker : brokers) {
+            asked.add(ask(broker));
+        }
+        CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new)).handle((ignored, anyError) -> {
+            List<ApiVersionsResponseData> answers = new ArrayList<>(asked.size());
+            Throwable lastError = null;
+            for (int i = 0; i < asked.size(); i++) {
+                CompletableFuture<ApiVersionsResponseData> one = asked.get(i);
+                if (one.isCompletedExceptionally()) {
+                    lastError = Failures.unwrap(one.handle((r, e) -> e).join());
+                    LOG.debug("broker {} left out of the ApiVersions intersection: {}", brokers.get(i).id(), lastError.toString());
+                } else {
+                    answers.add(one.join());
+                }
+            }
+            refreshing.set(null);
+            if (answers.isEmpty()) {
+                mine.completeExceptionally(lastError != null ? lastError
+                        : new IllegalStateException("no backend broker is known to ask for ApiVersions"));
+            } else {
+                ApiVersionsResponseData answer = intersect(answers);
+                known.set(new Known(answer, System.nanoTime()));
+                mine.complete(answer);
+            }
+            return null;
+        });
+        return current != null ? CompletableFuture.completedFuture(current.answer()) : mine;
+    }
+
+    private CompletableFuture<ApiVersionsResponseData> ask(BrokerAddress broker) {
         ApiVersionsRequestData request = new ApiVersionsRequestData()
                 .setClientSoftwareName("leasehold-proxy").setClientSoftwareVersion("1");
-        backends.sendToAny(router.anyBrokerOrder(spread.getAndIncrement()), () -> KafkaMessages.encodeRequest(alloc,
-                        ApiKeys.API_VERSIONS, BACKEND_QUERY_VERSION, "leasehold-proxy", request))
-                .thenApply(frame -> {
-                    try {
-                        ApiVersionsResponseData response =
-                                KafkaMessages.decodeResponse(frame, ApiKeys.API_VERSIONS, BACKEND_QUERY_VERSION);
-                        if (response.errorCode() != Errors.NONE.code()) {
-                            throw new IllegalStateException("backend answered ApiVersions with "
-                                    + Errors.forCode(response.errorCode()));
-                        }
-                        return intersect(response);
-                    } finally {
-                        frame.release();
-                    }
-                })
-                .whenComplete((answer, error) -> {
-                    refreshing.set(null);
-                    if (error != null) {
-                        mine.completeExceptionally(error);
-                    } else {
-                        known.set(new Known(answer, System.nanoTime()));
-                        mine.complete(answer);
-                    }
-                });
-        return current != null ? CompletableFuture.completedFuture(current.answer()) : mine;
+        ByteBuf frame = KafkaMessages.encodeRequest(alloc, ApiKeys.API_VERSIONS, BACKEND_QUERY_VERSION, "leasehold-proxy",
+                request);
+        return backends.send(broker, frame).thenApply(response -> {
+            try {
+                ApiVersionsResponseData answer = KafkaMessages.decodeResponse(response, ApiKeys.API_VERSIONS,
+                        BACKEND_QUERY_VERSION);
+                if (answer.errorCode() != Errors.NONE.code()) {
+                    throw new IllegalStateException("broker " + broker.id() + " answered ApiVersions with "
+                            + Errors.forCode(answer.errorCode()));
+                }
+                return answer;
+            } finally {
+                response.release();
+            }
+        });
     }
 }

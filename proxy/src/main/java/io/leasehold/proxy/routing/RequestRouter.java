@@ -75,21 +75,29 @@ public final class RequestRouter implements RequestHandler {
         if (request.apiKey() == ApiKeys.API_VERSIONS) {
             return answerApiVersions(request, client);
         }
+        if (client.versions().isNegotiated()) {
+            return checked(request, client, client.versions().allows(request.apiKey(), request.version()));
+        }
         return apiVersions.isAdvertised(request.apiKey(), request.version()).handle((advertised, error) -> {
             if (error != null) {
                 request.release();
                 return CompletableFuture.<ReferenceCounted>failedFuture(error);
             }
-            if (!advertised) {
-                return unsupported(request, client);
-            }
-            try {
-                return dispatch(request, client);
-            } catch (MalformedRequestException | RuntimeException e) {
-                request.release();
-                return CompletableFuture.<ReferenceCounted>failedFuture(e);
-            }
+            return checked(request, client, advertised);
         }).thenCompose(f -> f);
+    }
+
+    /** Serves a request whose version was checked against what the client was told (or, before that, the current answer). */
+    private CompletableFuture<ReferenceCounted> checked(RequestFrame request, ClientContext client, boolean advertised) {
+        if (!advertised) {
+            return unsupported(request, client);
+        }
+        try {
+            return dispatch(request, client);
+        } catch (MalformedRequestException | RuntimeException e) {
+            request.release();
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private CompletableFuture<ReferenceCounted> dispatch(RequestFrame request, ClientContext client)
@@ -215,6 +223,7 @@ public final class RequestRouter implements RequestHandler {
                 if (error != null) {
                     throw new IllegalStateException("no backend answered ApiVersions: " + error.getMessage(), error);
                 }
+                client.versions().remember(answer);
                 return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.API_VERSIONS, request.version(),
                         request.correlationId(), answer);
             } finally {

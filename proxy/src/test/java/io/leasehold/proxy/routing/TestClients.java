@@ -6,6 +6,7 @@ import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.frontend.ActiveRequests;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.ConnectionWork;
+import io.leasehold.proxy.frontend.NegotiatedVersions;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
@@ -25,6 +26,7 @@ final class TestClients {
     /** The context of one test client whose backend session is {@code session}. */
     static ClientContext on(BackendSession session) {
         return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests(), () -> { }),
+                new NegotiatedVersions(),
                 ByteBufAllocator.DEFAULT, "test");
     }
 }

@@ -1,0 +1,179 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.ReferenceCounted;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ApiVersionsService} and {@link RequestRouter} with two backends that advertise different
+ * versions (one wide, one with KafScale's narrow ranges and {@code -1..-1} "unsupported" rows):
+ * the proxy advertises what both support, and a connection keeps the ranges it was told.
+ */
+class ApiVersionsAcrossBrokersTest {
+    private EventLoopGroup group;
+    private ScriptedBroker wide;
+    private ScriptedBroker narrow;
+    private BackendSession control;
+    private BackendSession clientSession;
+    private final SwitchingRoutes routes = new SwitchingRoutes();
+
+    private static ApiMessage wideBroker(ApiMessage request) {
+        if (request instanceof MetadataRequestData) {
+            return new MetadataResponseData().setClusterId("c");
+        }
+        return versions(range(ApiKeys.PRODUCE, 3, 11), range(ApiKeys.FETCH, 4, 12), range(ApiKeys.METADATA, 0, 12),
+                range(ApiKeys.JOIN_GROUP, 0, 9), range(ApiKeys.OFFSET_COMMIT, 2, 8), range(ApiKeys.INIT_PRODUCER_ID, 0, 4),
+                range(ApiKeys.FIND_COORDINATOR, 0, 4));
+    }
+
+    private static ApiMessage kafscaleBroker(ApiMessage request) {
+        if (request instanceof MetadataRequestData) {
+            return new MetadataResponseData().setClusterId("c");
+        }
+        return versions(range(ApiKeys.PRODUCE, 0, 9), range(ApiKeys.FETCH, 11, 13), range(ApiKeys.METADATA, 0, 8),
+                range(ApiKeys.JOIN_GROUP, 4, 4), range(ApiKeys.OFFSET_COMMIT, 3, 3), range(ApiKeys.INIT_PRODUCER_ID, -1, -1),
+                range(ApiKeys.FIND_COORDINATOR, 3, 3));
+    }
+
+    private static ApiVersion range(ApiKeys api, int min, int max) {
+        return new ApiVersion().setApiKey(api.id).setMinVersion((short) min).setMaxVersion((short) max);
+    }
+
+    private static ApiVersionsResponseData versions(ApiVersion... ranges) {
+        ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
+        for (ApiVersion range : ranges) {
+            keys.add(range);
+        }
+        return new ApiVersionsResponseData().setApiKeys(keys);
+    }
+
+    @BeforeEach
+    void start() throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        wide = new ScriptedBroker(group, ApiVersionsAcrossBrokersTest::wideBroker);
+        narrow = new ScriptedBroker(group, ApiVersionsAcrossBrokersTest::kafscaleBroker);
+        control = TestClients.openSession(group);
+        clientSession = TestClients.openSession(group);
+    }
+
+    @AfterEach
+    void stop() {
+        control.close();
+        clientSession.close();
+        wide.close();
+        narrow.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void advertisesWhatEveryBrokerSupportsAndDropsApisABrokerMarksUnsupported() throws Exception {
+        routes.current.set(bothBrokers());
+        ApiVersionsService service = new ApiVersionsService(control, new OwnerRouter(routes, List.of()), new RoutePolicy(),
+                ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));
+
+        ApiVersionsResponseData answer = service.answer().get(10, TimeUnit.SECONDS);
+
+        assertThat(answer.apiKeys().find(ApiKeys.INIT_PRODUCER_ID.id)).as("-1..-1 means unsupported").isNull();
+        assertThat(answer.apiKeys().find(ApiKeys.FETCH.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
+                .containsExactly((short) 11, (short) 12);
+        assertThat(answer.apiKeys().find(ApiKeys.JOIN_GROUP.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
+                .containsExactly((short) 4, (short) 4);
+        assertThat(answer.apiKeys().find(ApiKeys.OFFSET_COMMIT.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
+                .containsExactly((short) 3, (short) 3);
+        assertThat(answer.apiKeys().find(ApiKeys.METADATA.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
+                .containsExactly((short) 0, (short) 8);
+        assertThat(answer.apiKeys().find(ApiKeys.PRODUCE.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
+                .containsExactly((short) 3, (short) 9);
+        assertThat(wide.requests(ApiKeys.API_VERSIONS)).isEqualTo(1);
+        assertThat(narrow.requests(ApiKeys.API_VERSIONS)).isEqualTo(1);
+    }
+
+    @Test
+    void aBrokerThatDoesNotAnswerIsLeftOutOfTheIntersection() throws Exception {
+        narrow.close();
+        routes.current.set(bothBrokers());
+        ApiVersionsService service = new ApiVersionsService(control, new OwnerRouter(routes, List.of()), new RoutePolicy(),
+                ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));
+
+        ApiVersionsResponseData answer = service.answer().get(10, TimeUnit.SECONDS);
+
+        assertThat(answer.apiKeys().find(ApiKeys.INIT_PRODUCER_ID.id)).isNotNull();
+    }
+
+    @Test
+    void aConnectionKeepsTheVersionsItNegotiatedWhenANarrowerBrokerJoins() throws Exception {
+        routes.current.set(RoutingSnapshot.builder().broker(new BrokerAddress(1, "127.0.0.1", wide.port(), null)).build());
+        RequestRouter router = new RequestRouter(new OwnerRouter(routes, List.of()), control, ByteBufAllocator.DEFAULT,
+                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(new SimpleMeterRegistry()),
+                new RequestRouter.Settings(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofSeconds(5)));
+        ClientContext early = TestClients.on(clientSession);
+        assertThat(apiVersions(router, early).apiKeys().find(ApiKeys.METADATA.id).maxVersion()).isEqualTo((short) 12);
+
+        // A rolling upgrade brings in a broker that supports less; the cache expires at once (max age 0)
+        // and is refreshed in the background, so a later connection soon is told the narrower range.
+        routes.current.set(bothBrokers());
+        ClientContext late = TestClients.on(clientSession);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                apiVersions(router, late).apiKeys().find(ApiKeys.METADATA.id).maxVersion() == 8);
+
+        assertThat(servedClusterId(router, early, (short) 12)).as("promised to this connection").isEqualTo("c");
+        assertThat(servedClusterId(router, late, (short) 12)).as("refused as UNSUPPORTED_VERSION, not forwarded").isNull();
+        assertThat(wide.requests(ApiKeys.METADATA) + narrow.requests(ApiKeys.METADATA)).isEqualTo(1);
+    }
+
+    private RoutingSnapshot bothBrokers() {
+        return RoutingSnapshot.builder().broker(new BrokerAddress(1, "127.0.0.1", wide.port(), null))
+                .broker(new BrokerAddress(2, "127.0.0.1", narrow.port(), null)).build();
+    }
+
+    private static ApiVersionsResponseData apiVersions(RequestRouter router, ClientContext client) throws Exception {
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.API_VERSIONS, (short) 3, "client",
+                new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1"));
+        ReferenceCounted response = router.handle(RequestFrame.parse(request), client).get(10, TimeUnit.SECONDS);
+        try {
+            return KafkaMessages.decodeResponse((ByteBuf) response, ApiKeys.API_VERSIONS, (short) 3);
+        } finally {
+            response.release();
+        }
+    }
+
+    /** The cluster id of the Metadata answer: the backends' when forwarded, none when the proxy refused the version. */
+    private static String servedClusterId(RequestRouter router, ClientContext client, short version) throws Exception {
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.METADATA, version, "client",
+                new MetadataRequestData().setTopics(null));
+        ReferenceCounted response = router.handle(RequestFrame.parse(request), client).get(10, TimeUnit.SECONDS);
+        try {
+            MetadataResponseData answer = KafkaMessages.decodeResponse((ByteBuf) response, ApiKeys.METADATA, version);
+            return answer.clusterId();
+        } finally {
+            response.release();
+        }
+    }
+}
