@@ -10,14 +10,15 @@ import java.util.Locale;
 /**
  * The reference broker's command line:
  * {@code --id N --host H --port P --etcd URL[,URL] --data-dir DIR [--prefix /kafscale]
- * [--lease-ttl 10s] [--ownership lease|none]}.
+ * [--lease-ttl 10s] [--ownership lease|none] [--layout default|kafscale]}.
  */
 public record BrokerOptions(int id, String host, int port, List<String> etcdEndpoints, Path dataDir, String prefix,
-                            Duration leaseTtl, OwnershipMode ownership) {
+                            Duration leaseTtl, OwnershipMode ownership, Layout layout) {
 
     public static final String USAGE = """
             usage: reference-broker --id N --host H --port P --etcd URL[,URL] --data-dir DIR
                                     [--prefix /kafscale] [--lease-ttl 10s] [--ownership lease|none]
+                                    [--layout default|kafscale]
               --id         broker id, a non-negative integer, unique in the cluster
               --host       address to listen on and to advertise (e.g. 127.0.0.1)
               --port       port to listen on (0 picks a free port)
@@ -26,11 +27,22 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
               --prefix     etcd key prefix of the ownership contract (default /kafscale)
               --lease-ttl  etcd session lease TTL: ms, s or m suffix (default 10s)
               --ownership  lease: write a partition only while owning its lease key (default);
-                           none: legacy unfenced writes that reproduce overlapping offsets""";
+                           none: legacy unfenced writes that reproduce overlapping offsets
+              --layout     default: register under P/brokers/{id} (default);
+                           kafscale: behave like a KafScale v1.6 broker: no P/brokers/{id}, list
+                           itself in P/metadata/snapshot, KafScale's API versions and error codes""";
 
     /** How partition writes are guarded. */
     public enum OwnershipMode {
         LEASE, NONE
+    }
+
+    /** Which cluster's etcd layout and API surface the broker presents. */
+    public enum Layout {
+        /** Leasehold's contract: a {@code P/brokers/{id}} registration, the broker's full API table. */
+        DEFAULT,
+        /** KafScale v1.6: addresses only in {@code P/metadata/snapshot}, KafScale's API table and error codes. */
+        KAFSCALE
     }
 
     /** A bad command line; the message says which flag and why. */
@@ -53,6 +65,7 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         String prefix = "/kafscale";
         Duration leaseTtl = Duration.ofSeconds(10);
         OwnershipMode ownership = OwnershipMode.LEASE;
+        Layout layout = Layout.DEFAULT;
         List<String> seen = new ArrayList<>();
         for (int i = 0; i < args.length; i += 2) {
             String flag = args[i];
@@ -73,6 +86,7 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
                 case "--prefix" -> prefix = parsePrefix(value);
                 case "--lease-ttl" -> leaseTtl = parseDuration(flag, value);
                 case "--ownership" -> ownership = parseOwnership(value);
+                case "--layout" -> layout = parseLayout(value);
                 default -> throw new UsageException("unknown flag '" + flag + "'");
             }
         }
@@ -95,7 +109,7 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         if (!missing.isEmpty()) {
             throw new UsageException("missing required flag(s): " + String.join(", ", missing));
         }
-        return new BrokerOptions(id, host, port, etcd, dataDir, prefix, leaseTtl, ownership);
+        return new BrokerOptions(id, host, port, etcd, dataDir, prefix, leaseTtl, ownership, layout);
     }
 
     private static int parseInt(String flag, String value, int min, int max) throws UsageException {
@@ -154,6 +168,14 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         } catch (NumberFormatException e) {
             throw new UsageException(flag + " must be a number with a unit (ms, s or m), got '" + value + "'");
         }
+    }
+
+    private static Layout parseLayout(String value) throws UsageException {
+        return switch (value) {
+            case "default" -> Layout.DEFAULT;
+            case "kafscale" -> Layout.KAFSCALE;
+            default -> throw new UsageException("--layout must be 'default' or 'kafscale', got '" + value + "'");
+        };
     }
 
     private static OwnershipMode parseOwnership(String value) throws UsageException {

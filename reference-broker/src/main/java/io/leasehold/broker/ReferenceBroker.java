@@ -4,6 +4,7 @@ import io.etcd.jetcd.Client;
 import io.leasehold.broker.cluster.ClusterView;
 import io.leasehold.broker.cluster.DescribeClusterHandler;
 import io.leasehold.broker.cluster.MetadataHandler;
+import io.leasehold.broker.cluster.MetadataSnapshotPublisher;
 import io.leasehold.broker.etcd.BrokerKeys;
 import io.leasehold.broker.etcd.Etcd;
 import io.leasehold.broker.fetch.FetchHandler;
@@ -45,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +68,11 @@ public final class ReferenceBroker implements AutoCloseable {
     private static final long INITIAL_REBALANCE_DELAY_MS = 300;
     private static final int AUTO_CREATE_PARTITIONS = 1;
     private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(20);
+    /**
+     * API keys a KafScale v1.6 broker lists as {@code -1..-1}: LeaderAndIsr, StopReplica,
+     * UpdateMetadata, ControlledShutdown, DeleteRecords, InitProducerId and the transaction APIs.
+     */
+    private static final int[] KAFSCALE_UNSUPPORTED_APIS = {4, 5, 6, 7, 21, 22, 24, 25, 26};
 
     private final BrokerOptions options;
     private final Client etcdClient;
@@ -110,9 +117,10 @@ public final class ReferenceBroker implements AutoCloseable {
                 ? new LeasedWriteGuard(claimer)
                 : new UnfencedWriteGuard(etcd, options.id(), System.currentTimeMillis());
         CommitSignals signals = new CommitSignals();
+        boolean kafscale = options.layout() == BrokerOptions.Layout.KAFSCALE;
         PartitionWriters writers = new PartitionWriters(guard, indexStore, etcd, keys, files, storageExecutor, SEGMENT_BYTES,
-                signals);
-        ClusterView cluster = new ClusterView(etcd, schema);
+                signals, kafscale ? Errors.REQUEST_TIMED_OUT : Errors.NOT_LEADER_OR_FOLLOWER);
+        ClusterView cluster = new ClusterView(etcd, schema, kafscale);
         GroupCoordinator coordinator = new GroupCoordinator(claimer, scheduler, INITIAL_REBALANCE_DELAY_MS);
         OffsetStore offsets = new OffsetStore(etcd, keys, claimer);
         MembershipHandlers membership = new MembershipHandlers(coordinator);
@@ -123,31 +131,67 @@ public final class ReferenceBroker implements AutoCloseable {
         SupportedApis apis = new SupportedApis();
         int port = server.start(options.host(), options.port(), new RequestDispatcher(apis));
         BrokerAddress self = new BrokerAddress(options.id(), options.host(), port, null);
-        apis.add(ApiKeys.API_VERSIONS, 0, 3, new ApiVersionsHandler(apis))
-                .add(ApiKeys.METADATA, 0, 12, new MetadataHandler(cluster, topics, CLUSTER_ID, AUTO_CREATE_PARTITIONS))
-                .add(ApiKeys.DESCRIBE_CLUSTER, 0, 1, new DescribeClusterHandler(cluster, CLUSTER_ID))
-                .add(ApiKeys.CREATE_TOPICS, 2, 7, new CreateTopicsHandler(topics, AUTO_CREATE_PARTITIONS))
-                .add(ApiKeys.DELETE_TOPICS, 1, 6, new DeleteTopicsHandler(topics, files, segmentReader))
-                .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))
-                .add(ApiKeys.PRODUCE, 3, 11, new ProduceHandler(topics, writers))
-                .add(ApiKeys.FETCH, 4, 12, new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL, signals))
-                .add(ApiKeys.LIST_OFFSETS, 1, 6, new ListOffsetsHandler(topics, reader))
-                .add(ApiKeys.FIND_COORDINATOR, 0, 4, new FindCoordinatorHandler(coordinator, cluster, self))
-                .add(ApiKeys.JOIN_GROUP, 0, 9, membership.joinGroup())
-                .add(ApiKeys.SYNC_GROUP, 0, 5, membership.syncGroup())
-                .add(ApiKeys.HEARTBEAT, 0, 4, membership.heartbeat())
-                .add(ApiKeys.LEAVE_GROUP, 0, 5, membership.leaveGroup())
-                .add(ApiKeys.DESCRIBE_GROUPS, 0, 5, listing.describeGroups())
-                .add(ApiKeys.LIST_GROUPS, 0, 4, listing.listGroups())
-                .add(ApiKeys.OFFSET_COMMIT, 2, 8, offsetHandlers.offsetCommit())
-                .add(ApiKeys.OFFSET_FETCH, 1, 7, offsetHandlers.offsetFetch());
-        claimer.registerBroker(self).get(30, TimeUnit.SECONDS);
+        ApiVersionsHandler versions = new ApiVersionsHandler(apis);
+        MetadataHandler metadata = new MetadataHandler(cluster, topics, CLUSTER_ID, AUTO_CREATE_PARTITIONS);
+        CreateTopicsHandler createTopics = new CreateTopicsHandler(topics, AUTO_CREATE_PARTITIONS);
+        DeleteTopicsHandler deleteTopics = new DeleteTopicsHandler(topics, files, segmentReader);
+        ProduceHandler produce = new ProduceHandler(topics, writers);
+        FetchHandler fetch = new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL, signals);
+        ListOffsetsHandler listOffsets = new ListOffsetsHandler(topics, reader);
+        FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(coordinator, cluster, self);
+        if (kafscale) {
+            // KafScale v1.6's table (KAFSCALE-NOTES.md), narrowed to the versions these handlers
+            // serve; APIs the reference broker does not implement are left out rather than faked.
+            apis.add(ApiKeys.API_VERSIONS, 0, 3, versions)
+                    .add(ApiKeys.METADATA, 0, 12, metadata)
+                    .add(ApiKeys.CREATE_TOPICS, 2, 2, createTopics)
+                    .add(ApiKeys.DELETE_TOPICS, 1, 2, deleteTopics)
+                    .add(ApiKeys.PRODUCE, 3, 9, produce)
+                    .add(ApiKeys.FETCH, 11, 12, fetch)
+                    .add(ApiKeys.LIST_OFFSETS, 1, 4, listOffsets)
+                    .add(ApiKeys.FIND_COORDINATOR, 3, 3, findCoordinator)
+                    .add(ApiKeys.JOIN_GROUP, 4, 4, membership.joinGroup())
+                    .add(ApiKeys.SYNC_GROUP, 4, 4, membership.syncGroup())
+                    .add(ApiKeys.HEARTBEAT, 4, 4, membership.heartbeat())
+                    .add(ApiKeys.LEAVE_GROUP, 4, 4, membership.leaveGroup())
+                    .add(ApiKeys.DESCRIBE_GROUPS, 5, 5, listing.describeGroups())
+                    .add(ApiKeys.LIST_GROUPS, 0, 4, listing.listGroups())
+                    .add(ApiKeys.OFFSET_COMMIT, 3, 3, offsetHandlers.offsetCommit())
+                    .add(ApiKeys.OFFSET_FETCH, 5, 5, offsetHandlers.offsetFetch())
+                    .unsupported(KAFSCALE_UNSUPPORTED_APIS);
+        } else {
+            apis.add(ApiKeys.API_VERSIONS, 0, 3, versions)
+                    .add(ApiKeys.METADATA, 0, 12, metadata)
+                    .add(ApiKeys.DESCRIBE_CLUSTER, 0, 1, new DescribeClusterHandler(cluster, CLUSTER_ID))
+                    .add(ApiKeys.CREATE_TOPICS, 2, 7, createTopics)
+                    .add(ApiKeys.DELETE_TOPICS, 1, 6, deleteTopics)
+                    .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))
+                    .add(ApiKeys.PRODUCE, 3, 11, produce)
+                    .add(ApiKeys.FETCH, 4, 12, fetch)
+                    .add(ApiKeys.LIST_OFFSETS, 1, 6, listOffsets)
+                    .add(ApiKeys.FIND_COORDINATOR, 0, 4, findCoordinator)
+                    .add(ApiKeys.JOIN_GROUP, 0, 9, membership.joinGroup())
+                    .add(ApiKeys.SYNC_GROUP, 0, 5, membership.syncGroup())
+                    .add(ApiKeys.HEARTBEAT, 0, 4, membership.heartbeat())
+                    .add(ApiKeys.LEAVE_GROUP, 0, 5, membership.leaveGroup())
+                    .add(ApiKeys.DESCRIBE_GROUPS, 0, 5, listing.describeGroups())
+                    .add(ApiKeys.LIST_GROUPS, 0, 4, listing.listGroups())
+                    .add(ApiKeys.OFFSET_COMMIT, 2, 8, offsetHandlers.offsetCommit())
+                    .add(ApiKeys.OFFSET_FETCH, 1, 7, offsetHandlers.offsetFetch());
+        }
+        if (kafscale) {
+            new MetadataSnapshotPublisher(client.getKVClient(), schema.metadataSnapshotKey(), "leasehold-reference", CLUSTER_ID)
+                    .publish(self);
+        } else {
+            claimer.registerBroker(self).get(30, TimeUnit.SECONDS);
+        }
         if (options.ownership() == BrokerOptions.OwnershipMode.NONE) {
             LOG.warn("broker {} writes partitions WITHOUT ownership (--ownership none): brokers sharing a partition "
                     + "will hand out overlapping offsets; use this only to reproduce that bug", options.id());
         }
-        LOG.info("broker {} serving at {}:{} (ownership {}, data {}, etcd prefix '{}')", options.id(), options.host(),
-                port, options.ownership().name().toLowerCase(), options.dataDir(), options.prefix());
+        LOG.info("broker {} serving at {}:{} (ownership {}, layout {}, data {}, etcd prefix '{}')", options.id(),
+                options.host(), port, options.ownership().name().toLowerCase(), options.layout().name().toLowerCase(),
+                options.dataDir(), options.prefix());
         return new ReferenceBroker(options, client, claimer, storageExecutor, scheduler, server, writers, self);
     }
 

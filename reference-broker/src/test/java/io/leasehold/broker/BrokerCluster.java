@@ -45,8 +45,12 @@ final class BrokerCluster implements AutoCloseable {
     }
 
     ReferenceBroker start(int id, BrokerOptions.OwnershipMode ownership) throws Exception {
+        return start(id, ownership, BrokerOptions.Layout.DEFAULT);
+    }
+
+    ReferenceBroker start(int id, BrokerOptions.OwnershipMode ownership, BrokerOptions.Layout layout) throws Exception {
         ReferenceBroker broker = ReferenceBroker.start(new BrokerOptions(id, "127.0.0.1", 0, List.of(etcd.endpoint()),
-                dataDir, prefix, Duration.ofSeconds(5), ownership));
+                dataDir, prefix, Duration.ofSeconds(5), ownership, layout));
         brokers.add(broker);
         return broker;
     }

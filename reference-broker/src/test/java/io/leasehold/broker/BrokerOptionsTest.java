@@ -24,15 +24,17 @@ class BrokerOptionsTest {
         assertThat(options.prefix()).isEqualTo("/kafscale");
         assertThat(options.leaseTtl()).isEqualTo(Duration.ofSeconds(10));
         assertThat(options.ownership()).isEqualTo(BrokerOptions.OwnershipMode.LEASE);
+        assertThat(options.layout()).isEqualTo(BrokerOptions.Layout.DEFAULT);
     }
 
     @Test
     void optionalFlagsOverrideDefaults() throws Exception {
         BrokerOptions options = BrokerOptions.parse(concat(REQUIRED,
-                "--prefix", "/other", "--lease-ttl", "2500ms", "--ownership", "none"));
+                "--prefix", "/other", "--lease-ttl", "2500ms", "--ownership", "none", "--layout", "kafscale"));
         assertThat(options.prefix()).isEqualTo("/other");
         assertThat(options.leaseTtl()).isEqualTo(Duration.ofMillis(2500));
         assertThat(options.ownership()).isEqualTo(BrokerOptions.OwnershipMode.NONE);
+        assertThat(options.layout()).isEqualTo(BrokerOptions.Layout.KAFSCALE);
     }
 
     @Test
@@ -41,6 +43,8 @@ class BrokerOptionsTest {
                 .hasMessage("missing required flag(s): --host, --port, --etcd, --data-dir");
         assertThatThrownBy(() -> BrokerOptions.parse(concat(REQUIRED, "--ownership", "maybe")))
                 .hasMessageContaining("--ownership must be 'lease' or 'none', got 'maybe'");
+        assertThatThrownBy(() -> BrokerOptions.parse(concat(REQUIRED, "--layout", "kafka")))
+                .hasMessageContaining("--layout must be 'default' or 'kafscale', got 'kafka'");
         assertThatThrownBy(() -> BrokerOptions.parse(concat(REQUIRED, "--lease-ttl", "10")))
                 .hasMessageContaining("--lease-ttl needs a unit");
         assertThatThrownBy(() -> BrokerOptions.parse(concat(REQUIRED, "--lease-ttl", "200ms")))

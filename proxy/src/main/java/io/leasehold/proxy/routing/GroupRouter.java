@@ -28,8 +28,12 @@ import org.apache.kafka.common.requests.AbstractResponse;
 /**
  * Sends consumer-group requests to the broker that holds the group's lease, or, if nobody
  * does, to the broker every proxy picks for that group. A NOT_COORDINATOR answer drops that
- * route and the request goes again (with backoff) to the next choice. The client's bytes and
- * the broker's answer are forwarded unchanged apart from the correlation id.
+ * route and the request goes again (with backoff) to the next choice. A REQUEST_TIMED_OUT
+ * answer (a KafScale broker's word for "etcd is briefly unreachable, nothing done") goes again
+ * to the same choice; if it persists past the budget the client gets COORDINATOR_NOT_AVAILABLE,
+ * which every client's group code retries, whereas kafka-clients fails JoinGroup, SyncGroup and
+ * Heartbeat on REQUEST_TIMED_OUT. The client's bytes and the broker's answer are forwarded
+ * unchanged apart from the correlation id.
  */
 final class GroupRouter {
     private record Attempt(ByteBuf response, boolean rejected, long deadlineNanos) {
@@ -97,6 +101,10 @@ final class GroupRouter {
             } catch (RuntimeException e) {
                 response.release();
                 throw e;
+            }
+            if (parsed.errorCounts().containsKey(Errors.REQUEST_TIMED_OUT)) {
+                response.release();
+                return new Attempt(null, true, deadline);
             }
             if (!parsed.errorCounts().containsKey(Errors.NOT_COORDINATOR)) {
                 return new Attempt(response, false, deadline);

@@ -85,4 +85,40 @@ class GroupRouterTest {
         assertThat(coordinator.requests(ApiKeys.HEARTBEAT)).isEqualTo(1);
         assertThat(registry.get("leasehold.backend.rejections").tag("error", "not_coordinator").counter().count()).isEqualTo(1.0);
     }
+    @Test
+    void requestTimedOutFromTheCoordinatorIsRetriedThereAndNeverReachesTheClient() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        try (ScriptedBroker flaky = new ScriptedBroker(group, body -> new HeartbeatResponseData().setErrorCode(
+                calls.incrementAndGet() <= 2 ? Errors.REQUEST_TIMED_OUT.code() : Errors.NONE.code()))) {
+            assertThat(heartbeatThrough(flaky, Duration.ofSeconds(5))).isEqualTo(Errors.NONE);
+            assertThat(flaky.requests(ApiKeys.HEARTBEAT)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aCoordinatorThatKeepsTimingOutIsAnsweredAsNotAvailableSoClientsRediscoverIt() throws Exception {
+        try (ScriptedBroker stuck = new ScriptedBroker(group,
+                body -> new HeartbeatResponseData().setErrorCode(Errors.REQUEST_TIMED_OUT.code()))) {
+            assertThat(heartbeatThrough(stuck, Duration.ofMillis(200))).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        }
+    }
+
+    private Errors heartbeatThrough(ScriptedBroker owner, Duration budget) throws Exception {
+        SwitchingRoutes routes = new SwitchingRoutes();
+        routes.current.set(RoutingSnapshot.builder().broker(new BrokerAddress(1, "127.0.0.1", owner.port(), null))
+                .group("payments", new Ownership(1, 11)).build());
+        GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
+                new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
+                budget);
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.HEARTBEAT, VERSION, "c",
+                new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
+        ByteBuf response = router.route(RequestFrame.parse(request), TestClients.on(session)).get(10, TimeUnit.SECONDS);
+        try {
+            HeartbeatResponseData answer = KafkaMessages.decodeResponse(response, ApiKeys.HEARTBEAT, VERSION);
+            assertThat(routes.invalidations).as("the owner is right; only its etcd was slow").isEmpty();
+            return Errors.forCode(answer.errorCode());
+        } finally {
+            response.release();
+        }
+    }
 }

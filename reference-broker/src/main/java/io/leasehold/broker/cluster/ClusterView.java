@@ -3,6 +3,7 @@ package io.leasehold.broker.cluster;
 import io.leasehold.broker.etcd.Etcd;
 import io.leasehold.routing.keys.BrokerRegistration;
 import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.keys.MetadataSnapshotBrokers;
 import io.leasehold.routing.keys.OwnerValue;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.PartitionId;
@@ -11,14 +12,16 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cluster as etcd shows it right now: live brokers (registered on their leases) and who
- * owns which partition. Metadata answers are built from one such view.
+ * The cluster as etcd shows it right now: the brokers (registered on their leases, or in the
+ * KafScale layout listed in the metadata snapshot) and who owns which partition. Metadata
+ * answers are built from one such view.
  */
 public final class ClusterView {
 
@@ -46,21 +49,44 @@ public final class ClusterView {
 
     private final Etcd etcd;
     private final KeySchema keys;
+    private final boolean fromMetadataSnapshot;
 
-    public ClusterView(Etcd etcd, KeySchema keys) {
+    /**
+     * @param fromMetadataSnapshot true to read brokers from {@code P/metadata/snapshot} (KafScale's
+     *                             layout) instead of {@code P/brokers/{id}}
+     */
+    public ClusterView(Etcd etcd, KeySchema keys, boolean fromMetadataSnapshot) {
         this.etcd = etcd;
         this.keys = keys;
+        this.fromMetadataSnapshot = fromMetadataSnapshot;
     }
 
     public CompletableFuture<Snapshot> read() {
-        return etcd.getPrefix(keys.brokersPrefix()).thenCombine(etcd.getPrefix(keys.partitionLeasesPrefix()),
-                (brokerValues, leaseValues) -> new Snapshot(brokers(brokerValues), owners(leaseValues)));
+        CompletableFuture<List<BrokerAddress>> brokers = fromMetadataSnapshot
+                ? etcd.get(keys.metadataSnapshotKey()).thenApply(this::listed)
+                : etcd.getPrefix(keys.brokersPrefix()).thenApply(this::brokers);
+        return brokers.thenCombine(etcd.getPrefix(keys.partitionLeasesPrefix()),
+                (live, leaseValues) -> new Snapshot(live, owners(leaseValues)));
     }
 
     /** The live broker with this id, if registered. */
     public CompletableFuture<BrokerAddress> broker(int brokerId) {
         return read().thenApply(snapshot -> snapshot.brokers().stream()
                 .filter(broker -> broker.id() == brokerId).findFirst().orElse(null));
+    }
+
+    private List<BrokerAddress> listed(Optional<String> snapshot) {
+        if (snapshot.isEmpty()) {
+            return List.of();
+        }
+        try {
+            List<BrokerAddress> brokers = new ArrayList<>(MetadataSnapshotBrokers.parse(snapshot.get()));
+            brokers.sort(Comparator.comparingInt(BrokerAddress::id));
+            return List.copyOf(brokers);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("ignoring {}: {}", keys.metadataSnapshotKey(), e.getMessage());
+            return List.of();
+        }
     }
 
     private List<BrokerAddress> brokers(Map<String, String> values) {

@@ -28,6 +28,7 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     private final Etcd etcd;
     private final SegmentFiles files;
     private final ConcurrentMap<PartitionKey, CompletableFuture<Opened>> writers = new ConcurrentHashMap<>();
+    private final Errors claimFailed;
 
     private record PartitionKey(String topic, int partition) {
     }
@@ -36,8 +37,15 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     private record Opened(PartitionWriter writer, int otherOwner) {
     }
 
+    /**
+     * @param claimFailed the error a partition gets when claiming it or reading its state from etcd
+     *                    fails (nothing was written either way): NOT_LEADER_OR_FOLLOWER by default,
+     *                    REQUEST_TIMED_OUT as a KafScale broker answers
+     */
     public PartitionWriters(PartitionWriteGuard guard, PartitionIndexStore indexStore, Etcd etcd, BrokerKeys keys,
-                            SegmentFiles files, Executor executor, long segmentBytes, CommitSignals signals) {
+                            SegmentFiles files, Executor executor, long segmentBytes, CommitSignals signals,
+                            Errors claimFailed) {
+        this.claimFailed = claimFailed;
         this.shared = new WriterResources(guard, indexStore, keys, executor, segmentBytes, signals);
         this.etcd = etcd;
         this.files = files;
@@ -52,7 +60,7 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
             if (error != null) {
                 // Claiming or reading the committed state failed, so certainly nothing was written.
                 writers.remove(key, opening);
-                return CompletableFuture.completedFuture(AppendOutcome.failed(Errors.NOT_LEADER_OR_FOLLOWER,
+                return CompletableFuture.completedFuture(AppendOutcome.failed(claimFailed,
                         "could not take " + key.topic() + "-" + partition + " for writing: " + error.getMessage()));
             }
             if (opened.writer() == null) {
