@@ -18,6 +18,7 @@ import io.leasehold.broker.group.OffsetStore;
 import io.leasehold.broker.ownership.LeasedWriteGuard;
 import io.leasehold.broker.ownership.PartitionWriteGuard;
 import io.leasehold.broker.ownership.UnfencedWriteGuard;
+import io.leasehold.broker.produce.EtcdTrouble;
 import io.leasehold.broker.produce.InitProducerIdHandler;
 import io.leasehold.broker.produce.PartitionWriters;
 import io.leasehold.broker.produce.ProduceHandler;
@@ -46,7 +47,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,8 +118,9 @@ public final class ReferenceBroker implements AutoCloseable {
                 : new UnfencedWriteGuard(etcd, options.id(), System.currentTimeMillis());
         CommitSignals signals = new CommitSignals();
         boolean kafscale = options.layout() == BrokerOptions.Layout.KAFSCALE;
+        EtcdTrouble etcdTrouble = kafscale ? EtcdTrouble.kafscale() : EtcdTrouble.leaseholdDefault();
         PartitionWriters writers = new PartitionWriters(guard, indexStore, etcd, keys, files, storageExecutor, SEGMENT_BYTES,
-                signals, kafscale ? Errors.REQUEST_TIMED_OUT : Errors.NOT_LEADER_OR_FOLLOWER);
+                signals, etcdTrouble);
         ClusterView cluster = new ClusterView(etcd, schema, kafscale);
         GroupCoordinator coordinator = new GroupCoordinator(claimer, scheduler, INITIAL_REBALANCE_DELAY_MS);
         OffsetStore offsets = new OffsetStore(etcd, keys, claimer);
@@ -135,7 +136,7 @@ public final class ReferenceBroker implements AutoCloseable {
         MetadataHandler metadata = new MetadataHandler(cluster, topics, CLUSTER_ID, AUTO_CREATE_PARTITIONS);
         CreateTopicsHandler createTopics = new CreateTopicsHandler(topics, AUTO_CREATE_PARTITIONS);
         DeleteTopicsHandler deleteTopics = new DeleteTopicsHandler(topics, files, segmentReader);
-        ProduceHandler produce = new ProduceHandler(topics, writers);
+        ProduceHandler produce = new ProduceHandler(topics, writers, etcdTrouble);
         FetchHandler fetch = new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL, signals);
         ListOffsetsHandler listOffsets = new ListOffsetsHandler(topics, reader);
         FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(coordinator, cluster, self);

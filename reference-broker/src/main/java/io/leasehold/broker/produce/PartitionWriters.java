@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -28,7 +29,7 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     private final Etcd etcd;
     private final SegmentFiles files;
     private final ConcurrentMap<PartitionKey, CompletableFuture<Opened>> writers = new ConcurrentHashMap<>();
-    private final Errors claimFailed;
+    private final EtcdTrouble etcdTrouble;
 
     private record PartitionKey(String topic, int partition) {
     }
@@ -37,15 +38,11 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     private record Opened(PartitionWriter writer, int otherOwner) {
     }
 
-    /**
-     * @param claimFailed the error a partition gets when claiming it or reading its state from etcd
-     *                    fails (nothing was written either way): NOT_LEADER_OR_FOLLOWER by default,
-     *                    REQUEST_TIMED_OUT as a KafScale broker answers
-     */
+    /** @param etcdTrouble how to answer when claiming a partition or reading its state from etcd fails */
     public PartitionWriters(PartitionWriteGuard guard, PartitionIndexStore indexStore, Etcd etcd, BrokerKeys keys,
                             SegmentFiles files, Executor executor, long segmentBytes, CommitSignals signals,
-                            Errors claimFailed) {
-        this.claimFailed = claimFailed;
+                            EtcdTrouble etcdTrouble) {
+        this.etcdTrouble = etcdTrouble;
         this.shared = new WriterResources(guard, indexStore, keys, executor, segmentBytes, signals);
         this.etcd = etcd;
         this.files = files;
@@ -55,12 +52,13 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     /** Appends one partition's validated records of a produce request. */
     public CompletableFuture<AppendOutcome> append(TopicMeta topic, int partition, ValidatedRecords records) {
         PartitionKey key = new PartitionKey(topic.name(), partition);
-        CompletableFuture<Opened> opening = writers.computeIfAbsent(key, k -> open(topic, partition));
+        CompletableFuture<Opened> opening = writers.computeIfAbsent(key, k -> open(topic, partition)
+                .orTimeout(etcdTrouble.timeout().toMillis(), TimeUnit.MILLISECONDS));
         return opening.handle((opened, error) -> {
             if (error != null) {
                 // Claiming or reading the committed state failed, so certainly nothing was written.
                 writers.remove(key, opening);
-                return CompletableFuture.completedFuture(AppendOutcome.failed(claimFailed,
+                return CompletableFuture.completedFuture(AppendOutcome.failed(etcdTrouble.claimFailed(),
                         "could not take " + key.topic() + "-" + partition + " for writing: " + error.getMessage()));
             }
             if (opened.writer() == null) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.CorruptRecordException;
@@ -31,10 +32,12 @@ public final class ProduceHandler implements ApiHandler {
 
     private final TopicStore topics;
     private final PartitionWriters writers;
+    private final EtcdTrouble etcdTrouble;
 
-    public ProduceHandler(TopicStore topics, PartitionWriters writers) {
+    public ProduceHandler(TopicStore topics, PartitionWriters writers, EtcdTrouble etcdTrouble) {
         this.topics = topics;
         this.writers = writers;
+        this.etcdTrouble = etcdTrouble;
     }
 
     private record PartitionResult(String topic, int partition, CompletableFuture<AppendOutcome> outcome) {
@@ -46,12 +49,17 @@ public final class ProduceHandler implements ApiHandler {
         short acks = data.acks();
         List<PartitionResult> results = new ArrayList<>();
         for (TopicProduceData topic : data.topicData()) {
-            CompletableFuture<Optional<TopicMeta>> meta = topics.find(topic.name());
+            CompletableFuture<Optional<TopicMeta>> meta = topics.find(topic.name())
+                    .orTimeout(etcdTrouble.timeout().toMillis(), TimeUnit.MILLISECONDS);
             for (PartitionProduceData partition : topic.partitionData()) {
-                results.add(new PartitionResult(topic.name(), partition.index(),
-                        meta.thenCompose(found -> append(found, topic.name(), partition, acks, data.transactionalId()))
-                                .exceptionally(error -> AppendOutcome.failed(Errors.UNKNOWN_SERVER_ERROR,
-                                        topic.name() + "-" + partition.index() + ": " + error.getMessage()))));
+                CompletableFuture<AppendOutcome> outcome = meta.handle((found, lookupError) -> lookupError != null
+                        ? failed(etcdTrouble.lookupFailed(), "could not read topic " + topic.name() + " from etcd: "
+                                + lookupError.getMessage())
+                        : append(found, topic.name(), partition, acks, data.transactionalId()).exceptionally(error ->
+                                AppendOutcome.failed(Errors.UNKNOWN_SERVER_ERROR,
+                                        topic.name() + "-" + partition.index() + ": " + error.getMessage())))
+                        .thenCompose(f -> f);
+                results.add(new PartitionResult(topic.name(), partition.index(), outcome));
             }
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(results.stream()
