@@ -65,9 +65,9 @@ class KafscaleLayoutTest {
             KeyValue lease1 = get(client, keys.partitionLeaseKey("orders", 1), false).get(0);
             assertThat(lease0.getValue().toString(StandardCharsets.UTF_8)).isEqualTo("0");
             assertThat(lease1.getValue().toString(StandardCharsets.UTF_8)).isEqualTo("1");
-            List<KeyValue> groupsAndPartitionsOfBroker0 = get(client, keys.partitionLeasesPrefix(), true).stream()
+            List<KeyValue> partitionKeysOfBroker0 = get(client, keys.partitionLeasesPrefix(), true).stream()
                     .filter(kv -> kv.getValue().toString(StandardCharsets.UTF_8).equals("0")).toList();
-            assertThat(groupsAndPartitionsOfBroker0).extracting(KeyValue::getLease).containsOnly(lease0.getLease());
+            assertThat(partitionKeysOfBroker0).extracting(KeyValue::getLease).containsOnly(lease0.getLease());
             assertThat(client.getLeaseClient().timeToLive(lease0.getLease(), io.etcd.jetcd.options.LeaseOption.DEFAULT)
                     .get(5, TimeUnit.SECONDS).getGrantedTTL()).as("the harness's TTL, 10 s by default").isEqualTo(5);
         }

@@ -1,6 +1,7 @@
 package io.leasehold.testing;
 
 import io.leasehold.audit.AuditVerdict;
+import io.leasehold.audit.e2e.BrokerChurnScenario;
 import io.leasehold.audit.AuditedWorkload;
 import io.leasehold.audit.GroupReadCheck;
 import io.leasehold.audit.GroupReadResult;
@@ -36,7 +37,8 @@ import org.apache.kafka.clients.admin.NewTopic;
  *
  * <p>Flags: {@code --proxy-classpath CP} (the proxy's classpath; without it, the demo runs
  * against the brokers directly), {@code --log-dir DIR}, {@code --pid-file FILE} (child pids for
- * the calling script's cleanup), {@code --records N} per Java producer.
+ * the calling script's cleanup), {@code --records N} per Java producer, {@code --compare}: the
+ * bug and the fix side by side (see {@link #compare()}).
  */
 public final class LocalDemo {
 
@@ -68,6 +70,9 @@ public final class LocalDemo {
     }
 
     boolean run() {
+        if (options.compare()) {
+            return compare();
+        }
         LocalCluster.Builder builder = LocalCluster.builder("demo").brokers(BROKERS).leaseTtl(Duration.ofSeconds(5))
                 .logDir(options.logDir());
         options.proxyClasspath().ifPresent(cp -> builder.proxyCommand(new JavaCommand(cp, JavaCommand.DEFAULT_JVM_OPTIONS)));
@@ -79,6 +84,47 @@ public final class LocalDemo {
             recordPids();
             createTopic(entryPoints.get(0));
             return produceConsumeAndAudit(cluster, entryPoints);
+        }
+    }
+
+    /**
+     * The seed's situation and the fix, with one workload ({@link BrokerChurnScenario}: producers
+     * writing six partitions while broker 3 leaves gracefully and comes back, so each partition's
+     * traffic moves between brokers as in any rolling restart). First the brokers run
+     * {@code --ownership none} and clients reach them directly: the auditor finds overlapping
+     * offsets. Then the brokers hold leases and clients go through two Leasehold proxies: none.
+     * True only when the first run overlaps and the second is clean.
+     */
+    private boolean compare() {
+        out.println("demo --compare 1/2: the bug. 3 brokers with --ownership none, producers on every broker, "
+                + "broker 3 leaves and returns mid-run");
+        AuditVerdict before = churn("compare-ownership-none", "none", false);
+        out.println("demo --compare 1/2: overlapping offsets " + before.overlaps() + " (records that share an offset with "
+                + "another record), acknowledged records missing " + before.ackedMissing());
+        out.println("demo --compare 2/2: the fix. 3 brokers holding etcd leases, producers through 2 Leasehold proxies, "
+                + "the same churn");
+        AuditVerdict after = churn("compare-leases", "lease", true);
+        out.println("demo --compare 2/2: overlapping offsets " + after.overlaps() + ", acknowledged records missing "
+                + after.ackedMissing());
+        boolean shown = before.overlaps() > 0 && after.overlaps() == 0 && after.clean();
+        out.println("demo --compare: without ownership " + before.overlaps() + " overlapping offsets, with Leasehold "
+                + after.overlaps() + (shown ? " — that is why Leasehold exists" : " — NOT the expected contrast"));
+        return shown;
+    }
+
+    private AuditVerdict churn(String name, String ownership, boolean throughProxies) {
+        LocalCluster.Builder builder = LocalCluster.builder(name).brokers(BROKERS).leaseTtl(Duration.ofSeconds(5))
+                .ownership(ownership).logDir(options.logDir().resolve(name));
+        options.proxyClasspath().ifPresent(cp -> builder.proxyCommand(new JavaCommand(cp, JavaCommand.DEFAULT_JVM_OPTIONS)));
+        try (LocalCluster cluster = builder.start()) {
+            recordPids();
+            List<String> entryPoints = throughProxies ? entryPoints(cluster)
+                    : cluster.brokers().stream().map(BrokerProcess::address).toList();
+            recordPids();
+            BrokerChurnScenario.Outcome outcome = new BrokerChurnScenario(cluster,
+                    options.logDir().resolve(name + "-journal.jsonl"), entryPoints).run();
+            out.println("demo: " + outcome.workload());
+            return new ClusterAudit(cluster, Duration.ofSeconds(60)).audit(outcome.journal(), true);
         }
     }
 

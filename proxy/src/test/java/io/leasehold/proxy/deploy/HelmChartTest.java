@@ -1,6 +1,7 @@
 package io.leasehold.proxy.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.proxy.config.HostPort;
 import io.leasehold.proxy.config.ProxyConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,9 +46,12 @@ class HelmChartTest {
         }
     }
 
-    /** Default values first, then each ci/ values file. */
+    /** The values file operators use to replace KafScale's own proxy (docs/kafscale.md); it lives beside values.yaml. */
+    static final String KAFSCALE_VALUES = "values-kafscale.yaml";
+
+    /** Default values first, then each ci/ values file, then the KafScale drop-in values. */
     static Stream<String> valueSets() throws IOException {
-        return Stream.concat(Stream.of("defaults"), ciValuesFiles());
+        return Stream.concat(Stream.concat(Stream.of("defaults"), ciValuesFiles()), Stream.of(KAFSCALE_VALUES));
     }
 
     @ParameterizedTest
@@ -371,6 +375,7 @@ class HelmChartTest {
             "defaults                    | lh-leasehold-proxy.kafka.svc.cluster.local:9092 | kubectl run kcat",
             "external-secure-values.yaml | kafka.example.com:9093                          | Only these source ranges may connect: 10.0.0.0/8, 192.168.0.0/16",
             "nodeport-values.yaml        | nodes.kafka.internal:30092                      | the node port is",
+            "values-kafscale.yaml        | kafka.example.com:9092                          | /readyz",
     })
     void installNotesTellClientsTheAdvertisedBootstrapAddress(String valueSet, String bootstrap, String howTo) {
         CommandResult install = tools.helm(withValues(valueSet, "install", ChartTools.RELEASE, tools.chart().toString(),
@@ -418,6 +423,17 @@ class HelmChartTest {
         assertThat(validation.stderr())
                 .contains("Deployment/lh-leasehold-proxy (apps/v1): data/spec/replicas must be integer")
                 .contains("spec.template.spec.containers[0].readinesProbe: unknown field");
+    }
+
+    @Test
+    void kafscaleValuesPointTheProxyAtKafscalesEtcdPrefixAndBrokers() throws Exception {
+        ProxyConfig config = render(KAFSCALE_VALUES).proxyConfig();
+
+        assertThat(config.etcd().prefix()).isEqualTo("/kafscale");
+        assertThat(config.backends().bootstrap()).extracting(HostPort::host)
+                .allMatch(host -> host.contains("demo-broker-headless"));
+        assertThat(config.listener().advertisedHost()).isEqualTo("kafka.example.com");
+        assertThat(config.listener().advertisedPort()).isEqualTo(9092);
     }
 
     @Test
@@ -483,7 +499,7 @@ class HelmChartTest {
         List<String> all = new ArrayList<>(List.of(args));
         if (!"defaults".equals(valueSet)) {
             all.add("--values");
-            all.add(tools.chart().resolve("ci").resolve(valueSet).toString());
+            all.add((KAFSCALE_VALUES.equals(valueSet) ? tools.chart() : tools.chart().resolve("ci")).resolve(valueSet).toString());
         }
         return all.toArray(String[]::new);
     }

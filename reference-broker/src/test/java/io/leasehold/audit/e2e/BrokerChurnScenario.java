@@ -31,17 +31,18 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * routine routing change that, without ownership, lets a broker keep counting from an offset
  * another broker has since used.
  */
-final class BrokerChurnScenario {
+public final class BrokerChurnScenario {
 
-    static final String TOPIC = "churn";
+    public static final String TOPIC = "churn";
     static final int PARTITIONS = 6;
     private static final long PHASE_ACKS = 600;
 
     private final LocalCluster cluster;
     private final Path journalFile;
+    private final List<String> entryPoints;
 
     /** What happened: counts, the journal and Metadata's leaders at each phase. */
-    record Outcome(WorkloadResult workload, ProduceJournal journal, Map<Integer, Integer> leadersBefore,
+    public record Outcome(WorkloadResult workload, ProduceJournal journal, Map<Integer, Integer> leadersBefore,
                    Map<Integer, Integer> leadersWithoutBroker3, Map<Integer, Integer> leadersAfter) {
 
         /** Partitions whose leader moved between brokers 1 and 2 while broker 3 was away. */
@@ -51,17 +52,24 @@ final class BrokerChurnScenario {
         }
     }
 
+    /** The workload with one producer bootstrapped to each broker. */
     BrokerChurnScenario(LocalCluster cluster, Path journalFile) {
-        this.cluster = cluster;
-        this.journalFile = journalFile;
+        this(cluster, journalFile, cluster.brokers().stream().map(BrokerProcess::address).toList());
     }
 
-    Outcome run() {
+    /** The workload with one producer bootstrapped to each of {@code entryPoints} (brokers or proxies), three at least. */
+    public BrokerChurnScenario(LocalCluster cluster, Path journalFile, List<String> entryPoints) {
+        this.cluster = cluster;
+        this.journalFile = journalFile;
+        this.entryPoints = List.copyOf(entryPoints);
+    }
+
+    public Outcome run() {
         cluster.createTopic(TOPIC, PARTITIONS);
         List<String> brokers = cluster.brokers().stream().map(BrokerProcess::address).toList();
         Map<Integer, Integer> before = cluster.leaders(brokers.get(0), TOPIC);
-        WorkloadSpec spec = WorkloadSpec.builder(TOPIC, brokers)
-                .producers(brokers.size())
+        WorkloadSpec spec = WorkloadSpec.builder(TOPIC, entryPoints)
+                .producers(3)
                 .idempotence(true)
                 .partitions(IntStream.range(0, PARTITIONS).boxed().toList())
                 .recordsPerProducer(20_000)
