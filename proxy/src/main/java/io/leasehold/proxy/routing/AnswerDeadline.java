@@ -7,27 +7,45 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
- * Gives up waiting for one backend answer after a limit shorter than the connection's request
- * timeout: a long-polled read whose broker hangs is answered from another broker instead of
- * after 30 s. The request stays pending on its connection; an answer that arrives after the
- * limit is released here.
+ * Stops waiting for one backend answer earlier than the connection's request timeout: after a
+ * limit (a long-polled read whose broker hangs is then answered by another broker), or as soon
+ * as a condition says the answer no longer matters (a write whose owner lost the partition to
+ * another broker can no longer commit, so its outcome is settled). Either way the result is an
+ * unknown outcome. The request stays pending on its connection; an answer that arrives later is
+ * released here.
  */
 final class AnswerDeadline {
+    /** How often {@code settled} is checked. */
+    private static final long CHECK_EVERY_MILLIS = 100;
+
     private AnswerDeadline() {
     }
 
-    /** {@code answer}, or an unknown outcome (timed out) once {@code limit} has passed. */
+    /**
+     * {@code answer}, or an unknown outcome once {@code limit} has passed (null: no limit) or
+     * {@code settled} holds (null: never).
+     */
     static <X extends ReferenceCounted> CompletableFuture<X> bound(CompletableFuture<X> answer, Duration limit,
-                                                                  EventLoop loop) {
+                                                                  BooleanSupplier settled, EventLoop loop) {
+        if (limit == null && settled == null) {
+            return answer;
+        }
         CompletableFuture<X> bounded = new CompletableFuture<>();
-        ScheduledFuture<?> timer = loop.schedule(() -> {
-            bounded.completeExceptionally(new BackendOutcomeUnknownException(
-                    "no answer within " + limit.toMillis() + " ms", true));
-        }, limit.toMillis(), TimeUnit.MILLISECONDS);
+        long endNanos = limit == null ? Long.MAX_VALUE : System.nanoTime() + limit.toNanos();
+        ScheduledFuture<?> checks = loop.scheduleAtFixedRate(() -> {
+            if (limit != null && System.nanoTime() - endNanos >= 0) {
+                bounded.completeExceptionally(new BackendOutcomeUnknownException(
+                        "no answer within " + limit.toMillis() + " ms", true));
+            } else if (settled != null && settled.getAsBoolean()) {
+                bounded.completeExceptionally(new BackendOutcomeUnknownException(
+                        "the partition moved to another owner while waiting for the answer", true));
+            }
+        }, firstCheck(limit), CHECK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+        bounded.whenComplete((r, e) -> checks.cancel(false));
         answer.whenComplete((result, error) -> {
-            timer.cancel(false);
             if (error != null) {
                 bounded.completeExceptionally(error);
             } else if (!bounded.complete(result)) {
@@ -35,5 +53,9 @@ final class AnswerDeadline {
             }
         });
         return bounded;
+    }
+
+    private static long firstCheck(Duration limit) {
+        return limit == null ? CHECK_EVERY_MILLIS : Math.min(CHECK_EVERY_MILLIS, limit.toMillis());
     }
 }

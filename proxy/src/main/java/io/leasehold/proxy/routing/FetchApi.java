@@ -143,7 +143,7 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     }
 
     @Override
-    public Duration attemptTimeout(FetchRequestData request) {
+    public Duration attemptTimeout(FetchRequestData request, Duration remaining) {
         return maxWait(request).plus(ANSWER_ALLOWANCE);
     }
 

@@ -93,10 +93,12 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     }
 
     /**
-     * How long to wait for one backend's answer before giving up on it, or null to wait the
-     * connection's request timeout.
+     * How long to wait for one backend's answer before giving up on it (an unknown outcome), or
+     * null to wait the connection's request timeout.
+     *
+     * @param remaining what is left of the exchange's retry budget
      */
-    default Duration attemptTimeout(Q request) {
+    default Duration attemptTimeout(Q request, Duration remaining) {
         return null;
     }
 

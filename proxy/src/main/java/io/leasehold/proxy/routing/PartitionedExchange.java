@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -226,11 +227,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         ByteBuf payload = api.forwardsOriginal(request) ? frame.retainedFrame() : encode(routed);
         if (api.streamsSingleResponse()) {
-            return within(client.backends().sendStreaming(broker, payload)).handle((stream, error) -> error != null
+            return within(client.backends().sendStreaming(broker, payload), routed).handle((stream, error) -> error != null
                     ? retrying(failed(broker, routed, error))
                     : finished(stream.withCorrelationId(frame.correlationId())));
         }
-        return within(client.backends().send(broker, payload)).handle((response, error) -> {
+        return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
             if (error != null) {
                 return retrying(failed(broker, routed, error));
             }
@@ -244,10 +245,29 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         });
     }
 
-    /** Bounds the wait for a backend's answer where the API has its own deadline (long-polled reads). */
-    private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer) {
-        Duration limit = api.attemptTimeout(request);
-        return limit == null ? answer : AnswerDeadline.bound(answer, limit, client.backends().eventLoop());
+    /**
+     * Bounds the wait for a backend's answer by the API's own deadline, and for writes by the
+     * owner they were sent to: once etcd names another owner for one of them, the old owner can no
+     * longer commit it, so waiting longer tells nothing more.
+     */
+    private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer,
+                                                                    List<Routed<T, E>> routed) {
+        Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
+        BooleanSupplier settled = api.ordersWrites() ? () -> ownerMoved(routed) : null;
+        return AnswerDeadline.bound(answer, limit, settled, client.backends().eventLoop());
+    }
+
+    private boolean ownerMoved(List<Routed<T, E>> routed) {
+        RoutingSnapshot snapshot = router.snapshot();
+        for (Routed<T, E> r : routed) {
+            if (r.ownership() != null) {
+                Ownership now = snapshot.partitionOwner(r.entry().resolvedName(), r.entry().key().partition());
+                if (now != null && !now.equals(r.ownership())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private CompletableFuture<List<Entry<T, E>>> sendPart(BrokerAddress broker, List<Routed<T, E>> routed) {
@@ -257,7 +277,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return within(client.backends().send(broker, payload)).handle((response, error) -> {
+        return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
             if (error != null) {
                 return failed(broker, routed, error);
             }

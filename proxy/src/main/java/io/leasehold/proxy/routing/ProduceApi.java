@@ -116,6 +116,16 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
         return Duration.ofMillis(Math.max(0, request.timeoutMs()) * BUDGET_PERCENT / 100);
     }
 
+    /**
+     * A write waits for its broker at most what is left of the budget, so that a paused owner's
+     * writes are answered REQUEST_TIMED_OUT before the client gives up on the whole request.
+     * acks=0 has no client waiting: it waits the connection's timeout.
+     */
+    @Override
+    public Duration attemptTimeout(ProduceRequestData request, Duration remaining) {
+        return request.acks() == 0 ? null : remaining;
+    }
+
     @Override
     public boolean continuesWithoutClient(ProduceRequestData request) {
         return request.acks() == 0;

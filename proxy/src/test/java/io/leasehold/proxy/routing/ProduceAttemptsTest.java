@@ -20,6 +20,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -114,8 +116,15 @@ class ProduceAttemptsTest {
 
     private static ProduceResponseData.PartitionProduceResponse produce(PartitionRouting routing, RequestFrame frame,
                                                                        ClientContext client) throws Exception {
+        return produce(routing, frame, client, Duration.ofSeconds(10));
+    }
+
+    /** Fails unless the answer comes within {@code clientWaits}. */
+    private static ProduceResponseData.PartitionProduceResponse produce(PartitionRouting routing, RequestFrame frame,
+                                                                       ClientContext client, Duration clientWaits)
+            throws Exception {
         ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, frame.decodeBody(), client)
-                .get(10, TimeUnit.SECONDS);
+                .get(clientWaits.toMillis(), TimeUnit.MILLISECONDS);
         try {
             return KafkaMessages.<ProduceResponseData>decodeResponse(responseFrame, ApiKeys.PRODUCE, VERSION)
                     .responses().iterator().next().partitionResponses().get(0);
@@ -147,6 +156,44 @@ class ProduceAttemptsTest {
         assertThat(received.subList(1, received.size())).extracting(ProduceRequestData::timeoutMs)
                 .as("retries carry the time left of 80 % of 400 ms").allSatisfy(t -> assertThat(t).isBetween(0, 320))
                 .isSortedAccordingTo(Collections.reverseOrder());
+    }
+
+    @Test
+    void writeToAPausedOwnerIsAnsweredTimedOutWhileTheClientStillWaits() throws Exception {
+        // Accepted by the kernel, never read: a paused broker. The backend session itself waits 5 s.
+        try (ServerSocket paused = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            BrokerAddress owner = new BrokerAddress(1, "127.0.0.1", paused.getLocalPort(), null);
+
+            ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(1_000),
+                    TestClients.on(session), Duration.ofSeconds(3));
+
+            assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
+        }
+    }
+
+    @Test
+    void writeInFlightToAnOwnerThatLostThePartitionIsAnsweredOnceEtcdNamesAnother() throws Exception {
+        try (ServerSocket paused = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            BrokerAddress owner = new BrokerAddress(1, "127.0.0.1", paused.getLocalPort(), null);
+            SwitchingRoutes table = ownedBy(owner);
+            PartitionRouting routing = routing(table);
+            RequestFrame frame = produceFrame(30_000);
+            CompletableFuture<?> pending = routing.execute(new ProduceApi(), frame, frame.decodeBody(),
+                    TestClients.on(session));
+            Thread.sleep(300);
+            assertThat(pending).as("the paused owner holds the write").isNotDone();
+
+            table.current.set(RoutingSnapshot.builder().broker(owner).partition("t", 0, new Ownership(2, 11)).build());
+            ByteBuf responseFrame = (ByteBuf) pending.get(3, TimeUnit.SECONDS);
+            try {
+                ProduceResponseData.PartitionProduceResponse answer = KafkaMessages.<ProduceResponseData>decodeResponse(
+                        responseFrame, ApiKeys.PRODUCE, VERSION).responses().iterator().next().partitionResponses().get(0);
+                assertThat(Errors.forCode(answer.errorCode())).as("outcome unknown, for the client to retry")
+                        .isEqualTo(Errors.REQUEST_TIMED_OUT);
+            } finally {
+                responseFrame.release();
+            }
+        }
     }
 
     @Test
