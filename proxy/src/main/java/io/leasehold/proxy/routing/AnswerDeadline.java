@@ -12,8 +12,8 @@ import java.util.function.BooleanSupplier;
 /**
  * Stops waiting for one backend answer earlier than the connection's request timeout: after a
  * limit (a long-polled read whose broker hangs is then answered by another broker), or as soon
- * as a condition says the answer no longer matters (a write whose owner lost the partition to
- * another broker can no longer commit, so its outcome is settled). Either way the result is an
+ * as a condition says the answer no longer matters (a write whose owner lost the partition can
+ * no longer commit, so its outcome is settled). Either way the result is an
  * unknown outcome. The request stays pending on its connection; an answer that arrives later is
  * released here.
  */
@@ -41,7 +41,7 @@ final class AnswerDeadline {
                         "no answer within " + limit.toMillis() + " ms", true));
             } else if (settled != null && settled.getAsBoolean()) {
                 bounded.completeExceptionally(new BackendOutcomeUnknownException(
-                        "the partition moved to another owner while waiting for the answer", true));
+                        "the owner lost the partition while the answer was awaited", true));
             }
         }, firstCheck(limit), CHECK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
         bounded.whenComplete((r, e) -> checks.cancel(false));

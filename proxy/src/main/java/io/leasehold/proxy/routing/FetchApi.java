@@ -30,8 +30,8 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     /** How much longer than its long-poll a broker may take to answer before the read is tried elsewhere. */
     private static final Duration ANSWER_ALLOWANCE = Duration.ofSeconds(1);
     /**
-     * How long past the long-poll failed reads are retried: time for a retry on another broker
-     * even when the client polls with {@code fetch.max.wait.ms} 0.
+     * How long past the long-poll (at most the proxy's request timeout) failed reads are retried:
+     * time for a retry on another broker even when the client polls with {@code fetch.max.wait.ms} 0.
      */
     private static final Duration RETRY_ALLOWANCE = Duration.ofSeconds(3);
 
@@ -139,12 +139,14 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
 
     @Override
     public Duration retryBudget(FetchRequestData request, Duration fallback) {
-        return maxWait(request).plus(RETRY_ALLOWANCE);
+        Duration maxWait = maxWait(request);
+        return (maxWait.compareTo(fallback) < 0 ? maxWait : fallback).plus(RETRY_ALLOWANCE);
     }
 
     @Override
     public Duration attemptTimeout(FetchRequestData request, Duration remaining) {
-        return maxWait(request).plus(ANSWER_ALLOWANCE);
+        Duration limit = maxWait(request).plus(ANSWER_ALLOWANCE);
+        return limit.compareTo(remaining) < 0 ? limit : remaining;
     }
 
     @Override

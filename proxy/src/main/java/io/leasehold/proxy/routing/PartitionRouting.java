@@ -49,7 +49,14 @@ final class PartitionRouting {
         CompletableFuture<Map<Uuid, String>> names = ids.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of()) : topicIds.resolve(ids);
         return names.handleAsync((resolved, error) -> {
-            List<PartitionedExchange.Entry<T, E>> entries = exchange.entries(error == null ? resolved : Map.of());
+            List<PartitionedExchange.Entry<T, E>> entries;
+            try {
+                entries = exchange.entries(error == null ? resolved : Map.of());
+            } catch (RuntimeException e) {
+                // A request the exchange cannot even list (say, an illegal partition id) ends here.
+                frame.release();
+                throw e;
+            }
             return exchange.run(entries, retry);
         }, client.backends().eventLoop()).thenCompose(f -> f);
     }

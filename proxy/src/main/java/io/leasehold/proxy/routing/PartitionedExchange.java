@@ -246,14 +246,15 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /**
-     * Bounds the wait for a backend's answer by the API's own deadline, and for writes by the
-     * owner they were sent to: once etcd names another owner for one of them, the old owner can no
-     * longer commit it, so waiting longer tells nothing more.
+     * Bounds the wait for a backend's answer by the API's own deadline, and for partition
+     * requests by the owner they were sent to: once etcd no longer names that ownership for one
+     * of them (the key expired, or another broker holds it), the old owner's fenced commit can no
+     * longer succeed, so a write's outcome is settled, and a read is better asked elsewhere.
      */
     private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer,
                                                                     List<Routed<T, E>> routed) {
         Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
-        BooleanSupplier settled = api.ordersWrites() ? () -> ownerMoved(routed) : null;
+        BooleanSupplier settled = api.ordersWrites() || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
         return AnswerDeadline.bound(answer, limit, settled, client.backends().eventLoop());
     }
 
@@ -262,7 +263,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         for (Routed<T, E> r : routed) {
             if (r.ownership() != null) {
                 Ownership now = snapshot.partitionOwner(r.entry().resolvedName(), r.entry().key().partition());
-                if (now != null && !now.equals(r.ownership())) {
+                if (!r.ownership().equals(now)) {
                     return true;
                 }
             }

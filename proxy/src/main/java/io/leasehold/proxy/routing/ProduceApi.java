@@ -113,7 +113,7 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
 
     @Override
     public Duration retryBudget(ProduceRequestData request, Duration fallback) {
-        return Duration.ofMillis(Math.max(0, request.timeoutMs()) * BUDGET_PERCENT / 100);
+        return Duration.ofMillis(Math.max(0L, request.timeoutMs()) * BUDGET_PERCENT / 100);
     }
 
     /**

@@ -104,9 +104,13 @@ class ProduceAttemptsTest {
     }
 
     private static RequestFrame produceFrame(int timeoutMs) throws Exception {
+        return produceFrame(timeoutMs, 0);
+    }
+
+    private static RequestFrame produceFrame(int timeoutMs, int partition) throws Exception {
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
+                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
                         MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))))));
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, VERSION, "client",
                 new ProduceRequestData().setAcks((short) 1).setTimeoutMs(timeoutMs).setTopicData(topics));
@@ -206,6 +210,18 @@ class ProduceAttemptsTest {
         produce(routing(ownedBy(owner)), produceFrame(5_000), gone);
 
         assertThat(received).as("the one attempt already under way, no retries").hasSize(1);
+    }
+
+    @Test
+    void requestThatCannotBeListedFailsAndIsReleased() throws Exception {
+        BrokerAddress owner = broker(request -> answerAll(request, Errors.NONE));
+        RequestFrame negativePartition = produceFrame(5_000, -1);
+
+        assertThatThrownBy(() -> routing(ownedBy(owner)).execute(new ProduceApi(), negativePartition,
+                negativePartition.decodeBody(), TestClients.on(session)).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class);
+        assertThat(negativePartition.refCnt()).as("the request frame is released").isZero();
+        assertThat(received).isEmpty();
     }
 
     @Test
