@@ -62,6 +62,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     record Attempt<T, E>(List<Entry<T, E>> retry, ReferenceCounted raw, boolean worthRetrying) {
     }
 
+    /** How long a write's owner may still answer after etcd stopped naming it. */
+    private static final Duration WRITE_SETTLE_GRACE = Duration.ofSeconds(1);
+
     private final PartitionedApi<Q, R, T, E, P> api;
     private final RequestFrame frame;
     private final Q request;
@@ -255,7 +258,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                                                                     List<Routed<T, E>> routed) {
         Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
         BooleanSupplier settled = api.ordersWrites() || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
-        return AnswerDeadline.bound(answer, limit, settled, client.backends().eventLoop());
+        // A write's owner that is alive answers a lost partition with a rejection, which the proxy
+        // retries for the client: give it that chance before reporting an unknown outcome.
+        Duration grace = api.ordersWrites() ? WRITE_SETTLE_GRACE : Duration.ZERO;
+        return AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
     }
 
     private boolean ownerMoved(List<Routed<T, E>> routed) {
