@@ -12,9 +12,6 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -47,31 +44,26 @@ import org.junit.jupiter.api.Test;
 class FetchFailoverTest {
     private static final short VERSION = 13;
 
-    private EventLoopGroup group;
+    private ScriptedBackends backends;
     private BackendSession session;
-    private final List<ScriptedBroker> servers = new ArrayList<>();
     private final List<FetchRequestData> seen = Collections.synchronizedList(new ArrayList<>());
 
     @BeforeEach
     void start() {
-        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-        session = TestClients.openSession(group);
+        backends = new ScriptedBackends();
+        session = backends.session();
     }
 
     @AfterEach
     void stop() {
-        session.close();
-        servers.forEach(ScriptedBroker::close);
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        backends.close();
     }
 
     private BrokerAddress broker(int id, Function<ApiMessage, ApiMessage> script) throws InterruptedException {
-        ScriptedBroker server = new ScriptedBroker(group, body -> {
+        return backends.broker(id, body -> {
             seen.add((FetchRequestData) body);
             return script.apply(body);
         });
-        servers.add(server);
-        return new BrokerAddress(id, "127.0.0.1", server.port(), null);
     }
 
     /** Serves every requested partition with one record "{value}-{partition}". */
@@ -117,6 +109,13 @@ class FetchFailoverTest {
         }
     }
 
+    /** events-0 owned by {@code first}, events-1 by {@code second}. */
+    private static RoutingSnapshot eachOwnsOne(BrokerAddress first, BrokerAddress second) {
+        return RoutingSnapshot.builder().broker(first).broker(second)
+                .partition("events", 0, new Ownership(first.id(), 3))
+                .partition("events", 1, new Ownership(second.id(), 4)).build();
+    }
+
     private static List<String> values(FetchResponseData.PartitionData partition) {
         List<String> values = new ArrayList<>();
         for (Record record : ((MemoryRecords) partition.records()).records()) {
@@ -145,8 +144,7 @@ class FetchFailoverTest {
         try (ServerSocket paused = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
             BrokerAddress owner = new BrokerAddress(1, "127.0.0.1", paused.getLocalPort(), null);
             BrokerAddress other = broker(2, serving("from-2"));
-            RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(owner).broker(other)
-                    .partition("events", 0, new Ownership(1, 3)).partition("events", 1, new Ownership(2, 4)).build();
+            RoutingSnapshot snapshot = eachOwnsOne(owner, other);
 
             FetchResponseData response = fetch(snapshot, 100, 0, 1);
 
@@ -161,8 +159,7 @@ class FetchFailoverTest {
     void readNoBrokerAnswersReportsNotLeaderWithEmptyRecords() throws Exception {
         BrokerAddress a = broker(1, HANGS_UP);
         BrokerAddress b = broker(2, HANGS_UP);
-        RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(a).broker(b)
-                .partition("events", 0, new Ownership(1, 3)).partition("events", 1, new Ownership(2, 4)).build();
+        RoutingSnapshot snapshot = eachOwnsOne(a, b);
 
         FetchResponseData response = fetch(snapshot, 0, 0, 1);
 
@@ -182,8 +179,7 @@ class FetchFailoverTest {
                         .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(0).setLeaderEpoch(9)));
         BrokerAddress a = broker(1, pointing);
         BrokerAddress b = broker(2, pointing);
-        RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(a).broker(b)
-                .partition("events", 0, new Ownership(1, 3)).partition("events", 1, new Ownership(2, 4)).build();
+        RoutingSnapshot snapshot = eachOwnsOne(a, b);
 
         FetchResponseData response = fetch(snapshot, 10, 0, 1);
 
@@ -198,8 +194,7 @@ class FetchFailoverTest {
     void throttledEmptyAnswerLeavesItsPartitionsWithoutError() throws Exception {
         BrokerAddress throttled = broker(1, body -> new FetchResponseData().setThrottleTimeMs(100));
         BrokerAddress other = broker(2, serving("from-2"));
-        RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(throttled).broker(other)
-                .partition("events", 0, new Ownership(1, 3)).partition("events", 1, new Ownership(2, 4)).build();
+        RoutingSnapshot snapshot = eachOwnsOne(throttled, other);
 
         FetchResponseData response = fetch(snapshot, 10, 0, 1);
 

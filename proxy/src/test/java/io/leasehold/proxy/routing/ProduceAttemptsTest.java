@@ -17,9 +17,6 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -51,31 +48,26 @@ import org.junit.jupiter.api.Test;
 class ProduceAttemptsTest {
     private static final short VERSION = 9;
 
-    private EventLoopGroup group;
+    private ScriptedBackends backends;
     private BackendSession session;
-    private final List<ScriptedBroker> servers = new ArrayList<>();
     private final List<ProduceRequestData> received = Collections.synchronizedList(new ArrayList<>());
 
     @BeforeEach
     void start() {
-        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-        session = TestClients.openSession(group);
+        backends = new ScriptedBackends();
+        session = backends.session();
     }
 
     @AfterEach
     void stop() {
-        session.close();
-        servers.forEach(ScriptedBroker::close);
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        backends.close();
     }
 
     private BrokerAddress broker(Function<ProduceRequestData, ApiMessage> script) throws InterruptedException {
-        ScriptedBroker server = new ScriptedBroker(group, body -> {
+        return backends.broker(1, body -> {
             received.add((ProduceRequestData) body);
             return script.apply((ProduceRequestData) body);
         });
-        servers.add(server);
-        return new BrokerAddress(1, "127.0.0.1", server.port(), null);
     }
 
     private static ProduceResponseData answerAll(ProduceRequestData request, Errors error) {
