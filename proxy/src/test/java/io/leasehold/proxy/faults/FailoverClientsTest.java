@@ -98,6 +98,14 @@ class FailoverClientsTest {
         Path logs = cluster.logDir();
         JavaWriter javaWriter = new JavaWriter(writeProxy.address(), topic, PARTITIONS, 10);
         KcatWriter kcatWriter = new KcatWriter(writeProxy.address(), topic, 20, logs);
+        try {
+            // Readers start once records flow, so the topic is known everywhere when they first ask.
+            await().atMost(PROGRESS).until(() -> javaWriter.acked().size() >= 50);
+        } catch (RuntimeException e) {
+            javaWriter.close();
+            kcatWriter.kill();
+            throw e;
+        }
         JavaGroupReader javaReader = new JavaGroupReader(readProxy.address(), topic, "group-" + fetchMaxWaitMs, 2,
                 fetchMaxWaitMs);
         KcatReader kcatReader = new KcatReader(readProxy.address(), topic, fetchMaxWaitMs, logs);

@@ -22,8 +22,9 @@ final class KcatReader implements AutoCloseable {
     KcatReader(String bootstrap, String topic, int fetchMaxWaitMs, Path logDir) throws IOException {
         Files.createDirectories(logDir);
         stderr = logDir.resolve("kcat-consumer-" + fetchMaxWaitMs + ".log");
+        // -m: kcat gives up for good if its first metadata query takes longer (5 s by default).
         process = new ProcessBuilder(List.of("kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-u",
-                "-f", "%p|%s\\n", "-X", "fetch.wait.max.ms=" + fetchMaxWaitMs))
+                "-m", "30", "-f", "%p|%s\\n", "-X", "fetch.wait.max.ms=" + fetchMaxWaitMs))
                 .redirectError(stderr.toFile()).start();
         process.getOutputStream().close();
         reader = new Thread(this::readLines, "kcat-consumer");
