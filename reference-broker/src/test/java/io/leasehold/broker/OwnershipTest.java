@@ -101,6 +101,26 @@ class OwnershipTest {
     }
 
     @Test
+    void brokerThatCannotOpenAWonPartitionGivesTheKeyUpBeforeAnsweringNotLeader(EtcdServer etcd) throws Exception {
+        cluster = new BrokerCluster(etcd);
+        ReferenceBroker a = cluster.start(1);
+        cluster.createTopic("unopenable", 1);
+        String leaseKey = cluster.prefix() + "/partition-leases/unopenable/0";
+        try (WireClient toA = new WireClient(a.port());
+             Client client = Client.builder().endpoints(etcd.endpoint()).build()) {
+            // Without its next offset the partition cannot be opened after the claim is won.
+            client.getKVClient().delete(bytes(cluster.prefix() + "/topics/unopenable/partitions/0/next_offset")).get();
+
+            assertThat(Produces.produce(toA, "unopenable", 0, "x").errorCode())
+                    .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                    client.getKVClient().get(bytes(leaseKey)).get().getKvs())
+                    .as("a broker answering NOT_LEADER_OR_FOLLOWER holds no key for the partition").isEmpty());
+        }
+    }
+
+    @Test
     void unfencedBrokersHandOutTheSameOffsetsTwice(EtcdServer etcd) throws Exception {
         cluster = new BrokerCluster(etcd);
         ReferenceBroker a = cluster.start(1, BrokerOptions.OwnershipMode.NONE);

@@ -180,7 +180,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.clientConnectionClosed();
         sequencer.close();
-        // Requests already read still reach their brokers, as they would had the client stayed.
+        // Requests already read still reach their brokers, as they would had the client stayed;
+        // only their retries stop, since nobody waits for the answer.
+        work.clientClosed();
         work.whenIdle(backends::close);
         ctx.fireChannelInactive();
     }

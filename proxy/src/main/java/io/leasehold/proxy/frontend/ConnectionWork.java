@@ -15,6 +15,7 @@ public final class ConnectionWork {
     private final Runnable trackedWorkEnded;
     private int running;
     private Runnable onIdle;
+    private volatile boolean clientConnected = true;
 
     /**
      * @param trackedWorkEnded called (on any thread) whenever work passed to {@link #track} ends,
@@ -62,6 +63,16 @@ public final class ConnectionWork {
         if (idle != null) {
             idle.run();
         }
+    }
+
+    /** False once the client hung up: nobody waits for answers any more. */
+    public boolean clientConnected() {
+        return clientConnected;
+    }
+
+    /** The client hung up. */
+    public void clientClosed() {
+        clientConnected = false;
     }
 
     /** Runs {@code action} once nothing is running any more (at once if nothing is). */

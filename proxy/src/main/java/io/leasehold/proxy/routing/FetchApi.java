@@ -12,16 +12,28 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * Fetch as a partitioned API. Fetch sessions are not forwarded: every sub-request is a full,
  * sessionless fetch (session id 0, epoch -1), so brokers answer with session id 0 and the
  * client keeps sending full fetches. A single-owner response is streamed to the client as it
- * arrives, without being decoded or buffered whole.
+ * arrives, without being decoded or buffered whole. The client's rack is not forwarded and
+ * merged responses name no backend broker (no preferred read replica, no current leader), since
+ * the proxy is the only node clients know. Any broker serves reads, so a read whose broker does
+ * not answer within its long-poll plus a second is retried on another.
  */
 final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
         PartitionData> {
     private static final int SESSIONLESS_EPOCH = -1;
+    private static final int NO_REPLICA = -1;
+    /** How much longer than its long-poll a broker may take to answer before the read is tried elsewhere. */
+    private static final Duration ANSWER_ALLOWANCE = Duration.ofSeconds(1);
+    /**
+     * How long past the long-poll (at most the proxy's request timeout) failed reads are retried:
+     * time for a retry on another broker even when the client polls with {@code fetch.max.wait.ms} 0.
+     */
+    private static final Duration RETRY_ALLOWANCE = Duration.ofSeconds(3);
 
     @Override
     public ApiKeys apiKey() {
@@ -70,14 +82,15 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
                 .setSessionId(0)
                 .setSessionEpoch(SESSIONLESS_EPOCH)
                 .setTopics(topics)
-                .setForgottenTopicsData(new ArrayList<>())
-                .setRackId(request.rackId());
+                .setForgottenTopicsData(new ArrayList<>());
     }
 
     @Override
     public void forEachResult(FetchResponseData response, ResultSink<PartitionData> sink) {
         for (FetchResponseData.FetchableTopicResponse topic : response.responses()) {
             for (PartitionData p : topic.partitions()) {
+                // Backend broker ids mean nothing to clients: the proxy is their only node.
+                p.setPreferredReadReplica(NO_REPLICA).setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch());
                 sink.accept(topic.topic(), topic.topicId(), p.partitionIndex(), p);
             }
         }
@@ -90,8 +103,9 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
 
     @Override
     public PartitionData errorResult(int partition, Errors error) {
+        // Empty records, as a broker sends: librdkafka rejects a whole response with a null record set.
         return new PartitionData().setPartitionIndex(partition).setErrorCode(error.code())
-                .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+                .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
     }
 
     @Override
@@ -125,6 +139,22 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
 
     @Override
     public Duration retryBudget(FetchRequestData request, Duration fallback) {
+        Duration maxWait = maxWait(request);
+        return (maxWait.compareTo(fallback) < 0 ? maxWait : fallback).plus(RETRY_ALLOWANCE);
+    }
+
+    @Override
+    public Duration attemptTimeout(FetchRequestData request, Duration remaining) {
+        Duration limit = maxWait(request).plus(ANSWER_ALLOWANCE);
+        return limit.compareTo(remaining) < 0 ? limit : remaining;
+    }
+
+    @Override
+    public boolean readsAnyBroker() {
+        return true;
+    }
+
+    private static Duration maxWait(FetchRequestData request) {
         return Duration.ofMillis(Math.max(0, request.maxWaitMs()));
     }
 

@@ -108,4 +108,9 @@ final class ListOffsetsApi implements PartitionedApi<ListOffsetsRequestData, Lis
     public boolean idempotent() {
         return true;
     }
+
+    @Override
+    public boolean readsAnyBroker() {
+        return true;
+    }
 }

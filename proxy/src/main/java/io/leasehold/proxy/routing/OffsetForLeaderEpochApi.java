@@ -105,4 +105,9 @@ final class OffsetForLeaderEpochApi implements PartitionedApi<OffsetForLeaderEpo
     public boolean idempotent() {
         return true;
     }
+
+    @Override
+    public boolean readsAnyBroker() {
+        return true;
+    }
 }

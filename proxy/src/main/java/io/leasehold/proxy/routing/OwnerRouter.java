@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Chooses brokers from the routing snapshot: the owner when one is known and registered,
@@ -43,6 +44,19 @@ public final class OwnerRouter {
     Target group(RoutingSnapshot snapshot, String group, int attempt) {
         Ownership owner = snapshot.groupOwner(group);
         return route(snapshot, owner, Objects.hashCode(group), attempt);
+    }
+
+    /**
+     * For a read whose route went to a broker that did not answer: another live broker (any
+     * broker serves reads), chosen by {@code attempt} so retries spread; {@code planned} itself
+     * if every live broker failed to answer.
+     */
+    Target readReplica(RoutingSnapshot snapshot, Target planned, Set<BrokerAddress> unanswered, int attempt) {
+        List<BrokerAddress> others = liveBrokers(snapshot).stream().filter(b -> !unanswered.contains(b)).toList();
+        if (others.isEmpty()) {
+            return planned;
+        }
+        return new Target(others.get(Math.floorMod(attempt, others.size())), null);
     }
 
     private Target route(RoutingSnapshot snapshot, Ownership owner, int hash, int attempt) {

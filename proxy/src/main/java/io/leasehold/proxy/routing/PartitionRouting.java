@@ -39,9 +39,9 @@ final class PartitionRouting {
 
     <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ReferenceCounted> execute(
             PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client) {
-        long deadline = System.nanoTime() + api.retryBudget(request, defaultRetryBudget).toNanos();
+        RetryBudget budget = new RetryBudget(api.retryBudget(request, defaultRetryBudget), retries.maxBackoff());
         PartitionedExchange<Q, R, T, E, P> exchange =
-                new PartitionedExchange<>(api, frame, request, client, router, metrics, deadline);
+                new PartitionedExchange<>(api, frame, request, client, router, metrics, budget);
         Set<Uuid> ids = api.topics(request).stream().map(api::topicId)
                 .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
         Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(
@@ -49,7 +49,14 @@ final class PartitionRouting {
         CompletableFuture<Map<Uuid, String>> names = ids.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of()) : topicIds.resolve(ids);
         return names.handleAsync((resolved, error) -> {
-            List<PartitionedExchange.Entry<T, E>> entries = exchange.entries(error == null ? resolved : Map.of());
+            List<PartitionedExchange.Entry<T, E>> entries;
+            try {
+                entries = exchange.entries(error == null ? resolved : Map.of());
+            } catch (RuntimeException e) {
+                // A request the exchange cannot even list (say, an illegal partition id) ends here.
+                frame.release();
+                throw e;
+            }
             return exchange.run(entries, retry);
         }, client.backends().eventLoop()).thenCompose(f -> f);
     }

@@ -82,6 +82,43 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     /** True if a sub-request whose answer never arrived may be sent again (reads only). */
     boolean idempotent();
 
+    /**
+     * What a partition whose sub-request was sent but never answered reports to the client. Reads
+     * report the rejection, which every client handles as "refresh and try again"; writes report
+     * REQUEST_TIMED_OUT, what a broker says when it cannot tell whether a write happened, and
+     * which every producer retries (NETWORK_EXCEPTION in a response is final for librdkafka).
+     */
+    default Errors unknownOutcome() {
+        return idempotent() ? rejection() : Errors.REQUEST_TIMED_OUT;
+    }
+
+    /**
+     * How long to wait for one backend's answer before giving up on it (an unknown outcome), or
+     * null to wait the connection's request timeout.
+     *
+     * @param remaining what is left of the exchange's retry budget
+     */
+    default Duration attemptTimeout(Q request, Duration remaining) {
+        return null;
+    }
+
+    /**
+     * True if any broker can answer for any partition (reads from shared storage), so a
+     * partition whose owner did not answer is retried on another broker.
+     */
+    default boolean readsAnyBroker() {
+        return false;
+    }
+
+    /** True if the request goes on after its client hung up (it never expected an answer: acks=0). */
+    default boolean continuesWithoutClient(Q request) {
+        return false;
+    }
+
+    /** Lowers a sub-request's own timeout to what is left of the exchange's budget (writes). */
+    default void limitTimeout(Q subRequest, int remainingMillis) {
+    }
+
     /** Where {@code name}/{@code partition} goes on retry number {@code attempt}; partitions by default. */
     default Target route(OwnerRouter router, RoutingSnapshot snapshot, String name, int partition, int attempt) {
         return router.partition(snapshot, name, partition, attempt);

@@ -14,16 +14,19 @@ import io.leasehold.routing.snapshot.PartitionId;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCounted;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -53,14 +56,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /**
      * Outcome of one attempt: what is left to retry, or a response passed on as the broker sent it
-     * (a frame or a stream) that finishes the exchange.
+     * (a frame or a stream) that finishes the exchange; {@code worthRetrying} is decided when the
+     * attempt ends, against the request's budget and whether anyone still waits for the answer.
      */
-    record Attempt<T, E>(List<Entry<T, E>> retry, ReferenceCounted raw, long deadlineNanos) {
-        /** Retry only what is left, and only within the request's own time budget. */
-        boolean worthRetrying() {
-            return raw == null && !retry.isEmpty() && System.nanoTime() - deadlineNanos < 0;
-        }
+    record Attempt<T, E>(List<Entry<T, E>> retry, ReferenceCounted raw, boolean worthRetrying) {
     }
+
+    /** How long a write's owner may still answer after etcd stopped naming it. */
+    private static final Duration WRITE_SETTLE_GRACE = Duration.ofSeconds(1);
 
     private final PartitionedApi<Q, R, T, E, P> api;
     private final RequestFrame frame;
@@ -70,14 +73,16 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final ProxyMetrics metrics;
     private final Map<Key, P> results = new ConcurrentHashMap<>();
     private final Queue<ByteBuf> responseFrames = new ConcurrentLinkedQueue<>();
-    private final long deadlineNanos;
+    private final RetryBudget budget;
+    /** Brokers that did not answer a sub-request of this exchange: reads go elsewhere on retry. */
+    private final Set<BrokerAddress> unanswered = ConcurrentHashMap.newKeySet();
     private volatile int attempts;
     private PartitionWriteOrder.Writer writer;
     private volatile int throttle;
 
     PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
-                        OwnerRouter router, ProxyMetrics metrics, long deadlineNanos) {
-        this.deadlineNanos = deadlineNanos;
+                        OwnerRouter router, ProxyMetrics metrics, RetryBudget budget) {
+        this.budget = budget;
         this.api = api;
         this.frame = frame;
         this.request = request;
@@ -119,7 +124,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                     if (attempts > 0) {
                         metrics.retried(api.apiKey());
                     }
-                    return attempt(remaining.get()).thenApply(a -> {
+                    CompletableFuture<Attempt<T, E>> attempt;
+                    try {
+                        attempt = attempt(remaining.get());
+                    } catch (RuntimeException e) {
+                        // resilience4j does not catch a throwing supplier: the exchange would never end.
+                        attempt = CompletableFuture.failedFuture(e);
+                    }
+                    return attempt.thenApply(a -> {
                         remaining.set(a.retry());
                         return a;
                     });
@@ -170,6 +182,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         List<Entry<T, E>> retry = new ArrayList<>();
         for (Entry<T, E> entry : entries) {
             Target target = api.route(router, snapshot, entry.resolvedName(), entry.key().partition(), attempt);
+            if (target != null && api.readsAnyBroker() && unanswered.contains(target.broker())) {
+                target = router.readReplica(snapshot, target, unanswered, attempt);
+            }
             if (target == null) {
                 results.put(entry.key(), api.errorResult(entry.key().partition(), api.rejection()));
                 retry.add(entry);
@@ -197,31 +212,69 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         byBroker.forEach((broker, routed) -> sends.add(sendPart(broker, routed)));
         return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
             sends.forEach(s -> retry.addAll(s.join()));
-            return new Attempt<>(retry, null, deadlineNanos);
+            return retrying(retry);
         });
+    }
+
+    /** An attempt that leaves {@code retry} to do: retried only within budget and while the answer is wanted. */
+    private Attempt<T, E> retrying(List<Entry<T, E>> retry) {
+        boolean wanted = api.continuesWithoutClient(request) || client.work().clientConnected();
+        return new Attempt<>(retry, null, !retry.isEmpty() && wanted && budget.allowsAnotherAttempt());
+    }
+
+    private Attempt<T, E> finished(ReferenceCounted raw) {
+        return new Attempt<>(List.of(), raw, false);
     }
 
     /** Single owner on the first try: forward the client's bytes when allowed, and its response as is. */
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         ByteBuf payload = api.forwardsOriginal(request) ? frame.retainedFrame() : encode(routed);
         if (api.streamsSingleResponse()) {
-            return client.backends().sendStreaming(broker, payload).handle((stream, error) -> error != null
-                    ? new Attempt<>(failed(routed, error), null, deadlineNanos)
-                    : new Attempt<>(List.of(), stream.withCorrelationId(frame.correlationId()), deadlineNanos));
+            return within(client.backends().sendStreaming(broker, payload), routed).handle((stream, error) -> error != null
+                    ? retrying(failed(broker, routed, error))
+                    : finished(stream.withCorrelationId(frame.correlationId())));
         }
-        return client.backends().send(broker, payload).handle((response, error) -> {
+        return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
             if (error != null) {
-                return new Attempt<>(failed(routed, error), null, deadlineNanos);
+                return retrying(failed(broker, routed, error));
             }
             responseFrames.add(response);
             List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()),
                     routed);
             if (retry.isEmpty() && responseFrames.remove(response)) {
-                return new Attempt<T, E>(List.of(), KafkaMessages.withResponseCorrelationId(response,
-                        frame.correlationId()), deadlineNanos);
+                return finished(KafkaMessages.withResponseCorrelationId(response, frame.correlationId()));
             }
-            return new Attempt<>(retry, null, deadlineNanos);
+            return retrying(retry);
         });
+    }
+
+    /**
+     * Bounds the wait for a backend's answer by the API's own deadline, and for partition
+     * requests by the owner they were sent to: once etcd no longer names that ownership for one
+     * of them (the key expired, or another broker holds it), the old owner's fenced commit can no
+     * longer succeed, so a write's outcome is settled, and a read is better asked elsewhere.
+     */
+    private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer,
+                                                                    List<Routed<T, E>> routed) {
+        Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
+        BooleanSupplier settled = api.ordersWrites() || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
+        // A write's owner that is alive answers a lost partition with a rejection, which the proxy
+        // retries for the client: give it that chance before reporting an unknown outcome.
+        Duration grace = api.ordersWrites() ? WRITE_SETTLE_GRACE : Duration.ZERO;
+        return AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
+    }
+
+    private boolean ownerMoved(List<Routed<T, E>> routed) {
+        RoutingSnapshot snapshot = router.snapshot();
+        for (Routed<T, E> r : routed) {
+            if (r.ownership() != null) {
+                Ownership now = snapshot.partitionOwner(r.entry().resolvedName(), r.entry().key().partition());
+                if (!r.ownership().equals(now)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private CompletableFuture<List<Entry<T, E>>> sendPart(BrokerAddress broker, List<Routed<T, E>> routed) {
@@ -231,9 +284,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return client.backends().send(broker, payload).handle((response, error) -> {
+        return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
             if (error != null) {
-                return failed(routed, error);
+                return failed(broker, routed, error);
             }
             responseFrames.add(response);
             return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()), routed);
@@ -246,6 +299,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             partitions.computeIfAbsent(r.entry().topic(), t -> new ArrayList<>()).add(r.entry().partition());
         }
         Q sub = api.subRequest(request, partitions);
+        api.limitTimeout(sub, budget.remainingMillis());
         return KafkaMessages.encodeRequest(client.alloc(), api.apiKey(), frame.version(), frame.header().clientId(),
                 sub);
     }
@@ -263,7 +317,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                     ? api.errorResult(key.partition(), Errors.forCode(topLevel))
                     : answered.get(key);
             if (result == null) {
-                result = api.errorResult(key.partition(), Errors.UNKNOWN_SERVER_ERROR);
+                // A throttled broker (KIP-219) answers with no partitions at all: nothing went wrong.
+                result = api.errorResult(key.partition(), answered.isEmpty() && api.throttleTimeMs(response) > 0
+                        ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
             }
             results.put(key, result);
             if (api.errorCode(result) == api.rejection().code()) {
@@ -271,6 +327,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 if (r.ownership() != null) {
                     api.invalidate(router.routes(), r.entry().resolvedName(), key.partition(), r.ownership());
                 }
+                notSentToOwner(r.entry());
                 retry.add(r.entry());
             }
         }
@@ -279,9 +336,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /**
      * A sub-request that got no response: never sent → retry; sent but unanswered → retry only
-     * reads; a write's partitions report the failure and the client's idempotence decides.
+     * reads; a write's partitions report the failure with the API's unknown-outcome code and the
+     * client's idempotence decides. Either way the broker is remembered as not answering.
      */
-    private List<Entry<T, E>> failed(List<Routed<T, E>> routed, Throwable error) {
+    private List<Entry<T, E>> failed(BrokerAddress broker, List<Routed<T, E>> routed, Throwable error) {
         Throwable cause = Failures.unwrap(error);
         List<Entry<T, E>> retry = new ArrayList<>();
         Errors code;
@@ -289,19 +347,29 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         if (cause instanceof BackendUnreachableException) {
             code = api.rejection();
             retriable = true;
-        } else if (cause instanceof BackendOutcomeUnknownException unknown) {
-            code = unknown.timedOut() ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
+            unanswered.add(broker);
+        } else if (cause instanceof BackendOutcomeUnknownException) {
+            code = api.unknownOutcome();
             retriable = api.idempotent();
+            unanswered.add(broker);
         } else {
             code = Errors.UNKNOWN_SERVER_ERROR;
             retriable = false;
         }
         for (Routed<T, E> r : routed) {
             results.put(r.entry().key(), api.errorResult(r.entry().key().partition(), code));
+            notSentToOwner(r.entry());
             if (retriable) {
                 retry.add(r.entry());
             }
         }
         return retry;
+    }
+
+    /** A write that must be sent again no longer counts as pipelined to its owner: later writes wait for it. */
+    private void notSentToOwner(Entry<T, E> entry) {
+        if (writer != null) {
+            client.writeOrder().sent(writer, entry.partitionId(), null);
+        }
     }
 }

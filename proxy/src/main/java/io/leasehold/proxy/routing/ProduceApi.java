@@ -16,10 +16,16 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Produce as a partitioned API. Sub-requests always ask for acknowledgement (acks=0 becomes
  * acks=1 towards brokers) so the proxy learns about ownership rejections and can land the
- * records on the right broker even when the client asked for no answer.
+ * records on the right broker even when the client asked for no answer. Retries end at 80 % of
+ * the request's timeout, and each forwards only the time left.
  */
 final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResponseData, TopicProduceData,
         PartitionProduceData, PartitionProduceResponse> {
+    /**
+     * Share of the client's timeout the proxy may spend retrying: the answer reaches the client
+     * before it gives up and re-sends, which would duplicate records of non-idempotent producers.
+     */
+    private static final int BUDGET_PERCENT = 80;
 
     @Override
     public ApiKeys apiKey() {
@@ -107,7 +113,27 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
 
     @Override
     public Duration retryBudget(ProduceRequestData request, Duration fallback) {
-        return Duration.ofMillis(Math.max(0, request.timeoutMs()));
+        return Duration.ofMillis(Math.max(0L, request.timeoutMs()) * BUDGET_PERCENT / 100);
+    }
+
+    /**
+     * A write waits for its broker at most what is left of the budget, so that a paused owner's
+     * writes are answered REQUEST_TIMED_OUT before the client gives up on the whole request.
+     * acks=0 has no client waiting: it waits the connection's timeout.
+     */
+    @Override
+    public Duration attemptTimeout(ProduceRequestData request, Duration remaining) {
+        return request.acks() == 0 ? null : remaining;
+    }
+
+    @Override
+    public boolean continuesWithoutClient(ProduceRequestData request) {
+        return request.acks() == 0;
+    }
+
+    @Override
+    public void limitTimeout(ProduceRequestData subRequest, int remainingMillis) {
+        subRequest.setTimeoutMs(Math.min(subRequest.timeoutMs(), remainingMillis));
     }
 
     @Override

@@ -24,6 +24,11 @@ public final class RetryFactory {
         this.maxBackoff = maxBackoff;
     }
 
+    /** The longest wait between two attempts: a deadline check must leave at least this much room. */
+    public Duration maxBackoff() {
+        return maxBackoff;
+    }
+
     /** A retry that repeats while {@code retryOnResult} holds, returning the last result otherwise. */
     public <T> Retry create(String name, Predicate<T> retryOnResult) {
         RetryConfig config = RetryConfig.<T>custom()

@@ -247,31 +247,6 @@ class ProxyEndToEndTest {
     }
 
     @Test
-    void maxInFlightFiveProducerKeepsRecordOrderPerPartition() throws Exception {
-        String topic = "ordered-" + UUID.randomUUID();
-        createTopic(topic, 1);
-        int count = 2_000;
-        try (KafkaProducer<String, String> producer = producer(proxy1.address(),
-                Map.of(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5, ProducerConfig.BATCH_SIZE_CONFIG, 512,
-                        ProducerConfig.LINGER_MS_CONFIG, 0))) {
-            List<Future<RecordMetadata>> acks = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                acks.add(producer.send(new ProducerRecord<>(topic, 0, null, Integer.toString(i))));
-            }
-            long previous = -1;
-            for (Future<RecordMetadata> ack : acks) {
-                long offset = ack.get(30, TimeUnit.SECONDS).offset();
-                assertThat(offset).isGreaterThan(previous);
-                previous = offset;
-            }
-        }
-        List<ConsumerRecord<String, String>> read = consumeAll(proxy2.address(), topic, "order-" + topic, count);
-        assertThat(read).extracting(ConsumerRecord::value)
-                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, count).mapToObj(Integer::toString)
-                        .toList());
-    }
-
-    @Test
     void acksZeroRecordsAreDelivered() throws Exception {
         String topic = "acks0-" + UUID.randomUUID();
         createTopic(topic, 3);

@@ -107,12 +107,7 @@ class FaultScenariosTest {
         try {
             report.publish(Path.of("target", "fault-report.md"));
             if (cluster != null) {
-                for (ProxyProcess proxy : cluster.proxies()) {
-                    if (proxy.isAlive()) {
-                        assertThat(proxy.terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
-                    }
-                    assertThat(Files.readString(proxy.process().stderrLog())).as("leaks in " + proxy).doesNotContain("LEAK:");
-                }
+                ProxyExits.assertCleanExits(cluster);
             }
         } finally {
             if (etcd != null) {

@@ -18,6 +18,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.Errors;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 /**
  * The partitions this broker is writing. A partition's writer is opened on its first produce:
  * acquire the right to write (claim), then read the committed next offset and producer state
@@ -28,6 +30,8 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
     private final WriterResources shared;
     private final Etcd etcd;
     private final SegmentFiles files;
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionWriters.class);
+
     private final ConcurrentMap<PartitionKey, CompletableFuture<Opened>> writers = new ConcurrentHashMap<>();
     private final EtcdTrouble etcdTrouble;
 
@@ -120,8 +124,8 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
             }
             WriteAccess.Granted grant = (WriteAccess.Granted) access;
             String producersPrefix = shared.keys().producersPrefix(topic.name(), partition);
-            return shared.indexStore().read(topic.name(), partition).thenCombine(etcd.getPrefix(producersPrefix),
-                    (index, producerValues) -> {
+            CompletableFuture<Opened> opened = shared.indexStore().read(topic.name(), partition)
+                    .thenCombine(etcd.getPrefix(producersPrefix), (index, producerValues) -> {
                         if (index.isEmpty()) {
                             throw new IllegalStateException("partition " + topic.name() + "-" + partition
                                     + " has no next offset in etcd; was the topic deleted?");
@@ -134,7 +138,24 @@ public final class PartitionWriters implements PartitionWriteGuard.RevocationLis
                                 files.partitionDir(topic, partition), shared);
                         return new Opened(writer, -1);
                     });
+            return opened.handle((writer, error) -> error == null ? opened : giveUp(grant, error))
+                    .thenCompose(f -> f);
         });
+    }
+
+    /**
+     * A won partition this broker cannot write after all: it gives the key up before answering
+     * NOT_LEADER_OR_FOLLOWER, as the ownership contract asks, so proxies and other brokers are
+     * not told "not mine" by the broker etcd names as the owner.
+     */
+    private CompletableFuture<Opened> giveUp(WriteAccess.Granted grant, Throwable error) {
+        return shared.guard().abandon(grant).handle((released, releaseError) -> {
+            if (releaseError != null) {
+                LOG.warn("could not give up {}-{} after failing to open it: {}", grant.topic(), grant.partition(),
+                        releaseError.toString());
+            }
+            return CompletableFuture.<Opened>failedFuture(error);
+        }).thenCompose(f -> f);
     }
 
     private static OptionalLong producerId(String prefix, String key) {

@@ -9,19 +9,47 @@ import java.util.Map;
 /**
  * Routes the proxy invalidated, each with the ownership that was rejected. While a key still
  * shows exactly that ownership, a late watch event or a reload must not bring the route back; any
- * other ownership (or a deletion) of the key ends the entry. Guarded by the watcher's lock.
+ * other ownership (or a deletion) of the key ends the entry. An entry is only held for a while
+ * ({@link #expirePartition}): an owner that rejected once while keeping its key is tried again
+ * rather than never. Guarded by the watcher's lock.
  */
 final class DroppedRoutes {
 
-    private final Map<PartitionId, Ownership> partitions = new HashMap<>();
-    private final Map<String, Ownership> groups = new HashMap<>();
+    /** One drop; compared by identity, so a later drop of the same ownership is a new entry. */
+    static final class Drop {
+        private final Ownership rejected;
 
-    void dropPartition(PartitionId partition, Ownership rejected) {
-        partitions.put(partition, rejected);
+        private Drop(Ownership rejected) {
+            this.rejected = rejected;
+        }
+
+        Ownership rejected() {
+            return rejected;
+        }
     }
 
-    void dropGroup(String group, Ownership rejected) {
-        groups.put(group, rejected);
+    private final Map<PartitionId, Drop> partitions = new HashMap<>();
+    private final Map<String, Drop> groups = new HashMap<>();
+
+    Drop dropPartition(PartitionId partition, Ownership rejected) {
+        Drop drop = new Drop(rejected);
+        partitions.put(partition, drop);
+        return drop;
+    }
+
+    Drop dropGroup(String group, Ownership rejected) {
+        Drop drop = new Drop(rejected);
+        groups.put(group, drop);
+        return drop;
+    }
+
+    /** Ends {@code drop} if it is still in force; true if it was (etcd still shows its ownership). */
+    boolean expirePartition(PartitionId partition, Drop drop) {
+        return partitions.remove(partition, drop);
+    }
+
+    boolean expireGroup(String group, Drop drop) {
+        return groups.remove(group, drop);
     }
 
     /** Whether etcd's {@code owner} of the partition is one the proxy rejected; forgets the entry if not. */
@@ -48,14 +76,14 @@ final class DroppedRoutes {
     void reapply(RoutingSnapshot.Builder builder) {
         partitions.entrySet().removeIf(entry -> {
             PartitionId partition = entry.getKey();
-            if (entry.getValue().equals(builder.partitionOwner(partition.topic(), partition.partition()))) {
+            if (entry.getValue().rejected().equals(builder.partitionOwner(partition.topic(), partition.partition()))) {
                 builder.removePartition(partition.topic(), partition.partition());
                 return false;
             }
             return true;
         });
         groups.entrySet().removeIf(entry -> {
-            if (entry.getValue().equals(builder.groupOwner(entry.getKey()))) {
+            if (entry.getValue().rejected().equals(builder.groupOwner(entry.getKey()))) {
                 builder.removeGroup(entry.getKey());
                 return false;
             }
@@ -63,12 +91,12 @@ final class DroppedRoutes {
         });
     }
 
-    private static <K> boolean suppresses(Map<K, Ownership> dropped, K key, Ownership owner) {
-        Ownership rejected = dropped.get(key);
-        if (rejected == null) {
+    private static <K> boolean suppresses(Map<K, Drop> dropped, K key, Ownership owner) {
+        Drop drop = dropped.get(key);
+        if (drop == null) {
             return false;
         }
-        if (rejected.equals(owner)) {
+        if (drop.rejected().equals(owner)) {
             return true;
         }
         dropped.remove(key);

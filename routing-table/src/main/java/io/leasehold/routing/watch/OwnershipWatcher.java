@@ -46,6 +46,12 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(1);
     /** A watch that has answered nothing, not even a progress request, for this long is treated as broken. */
     private static final Duration SILENCE_LIMIT = Duration.ofSeconds(5);
+    /**
+     * How long a rejected route stays dropped while etcd still names the same owner: long enough
+     * for a retry to find the partition's real owner once etcd shows it, short enough that an
+     * owner which rejected once but kept its key is tried again soon.
+     */
+    public static final Duration DEFAULT_REJECTION_HOLD = Duration.ofSeconds(1);
 
     private final Client client;
     private final List<String> prefixes;
@@ -54,6 +60,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private final MetadataSnapshotReader metadataSnapshot;
     private final BrokerSourceConflicts conflicts = new BrokerSourceConflicts();
     private final DroppedRoutes dropped = new DroppedRoutes();
+    private final Duration rejectionHold;
     private final ReconnectBackoff backoff = new ReconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(3));
     private final ScheduledExecutorService worker;
     private final List<Consumer<RoutingSnapshot>> listeners = new CopyOnWriteArrayList<>();
@@ -73,8 +80,9 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private long generation;
     private volatile long lastHeardAt;
 
-    private OwnershipWatcher(Client client, KeySchema keys) {
+    private OwnershipWatcher(Client client, KeySchema keys, Duration rejectionHold) {
         this.client = client;
+        this.rejectionHold = rejectionHold;
         // The snapshot key is read as a prefix too; keys that merely start with it are ignored.
         this.prefixes = List.of(keys.partitionLeasesPrefix(), keys.groupLeasesPrefix(), keys.brokersPrefix(),
                 keys.metadataSnapshotKey());
@@ -95,7 +103,12 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
 
     /** Starts loading and watching in the background and returns at once; see {@link #awaitLoaded}. */
     public static OwnershipWatcher start(Client client, KeySchema keys) {
-        OwnershipWatcher watcher = new OwnershipWatcher(client, keys);
+        return start(client, keys, DEFAULT_REJECTION_HOLD);
+    }
+
+    /** As {@link #start(Client, KeySchema)}, holding rejected routes dropped for {@code rejectionHold}. */
+    public static OwnershipWatcher start(Client client, KeySchema keys, Duration rejectionHold) {
+        OwnershipWatcher watcher = new OwnershipWatcher(client, keys, rejectionHold);
         watcher.worker.execute(watcher::reload);
         watcher.worker.scheduleWithFixedDelay(watcher::checkProgress, PROGRESS_INTERVAL.toMillis(),
                 PROGRESS_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
@@ -135,9 +148,36 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
             }
             RoutingSnapshot.Builder builder = current.toBuilder();
             builder.removePartition(topic, partition);
-            dropped.dropPartition(new PartitionId(topic, partition), rejected);
+            PartitionId id = new PartitionId(topic, partition);
+            DroppedRoutes.Drop drop = dropped.dropPartition(id, rejected);
             publish(builder.build());
+            afterHold(() -> restorePartition(id, drop));
             return true;
+        }
+    }
+
+    /** The hold of {@code drop} is over: if etcd still names the rejected owner, route to it again. */
+    private void restorePartition(PartitionId id, DroppedRoutes.Drop drop) {
+        synchronized (lock) {
+            if (dropped.expirePartition(id, drop) && current.partitionOwner(id.topic(), id.partition()) == null) {
+                publish(current.toBuilder().partition(id.topic(), id.partition(), drop.rejected()).build());
+            }
+        }
+    }
+
+    private void restoreGroup(String group, DroppedRoutes.Drop drop) {
+        synchronized (lock) {
+            if (dropped.expireGroup(group, drop) && current.groupOwner(group) == null) {
+                publish(current.toBuilder().group(group, drop.rejected()).build());
+            }
+        }
+    }
+
+    private void afterHold(Runnable restore) {
+        try {
+            worker.schedule(restore, rejectionHold.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // Closed: the snapshot is no longer maintained.
         }
     }
 
@@ -149,8 +189,9 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
             }
             RoutingSnapshot.Builder builder = current.toBuilder();
             builder.removeGroup(group);
-            dropped.dropGroup(group, rejected);
+            DroppedRoutes.Drop drop = dropped.dropGroup(group, rejected);
             publish(builder.build());
+            afterHold(() -> restoreGroup(group, drop));
             return true;
         }
     }

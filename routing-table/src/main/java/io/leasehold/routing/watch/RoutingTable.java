@@ -19,7 +19,8 @@ public interface RoutingTable {
 
     /**
      * Drops the partition's route only if it is still exactly {@code rejected}, so a newer owner
-     * learnt meanwhile is kept. The route comes back when etcd reports a new owner.
+     * learnt meanwhile is kept. The route comes back when etcd reports a new owner, or after a
+     * short hold if etcd still names the rejected one (that owner is tried again).
      *
      * @return true if the route was dropped
      */

@@ -135,7 +135,8 @@ class OwnershipWatcherFaultTest {
     }
 
     private OwnershipWatcher loadedWatcher(Client client) throws InterruptedException {
-        OwnershipWatcher watcher = OwnershipWatcher.start(client, keys);
+        // Rejected routes held longer than the test runs: it checks they survive the reload.
+        OwnershipWatcher watcher = OwnershipWatcher.start(client, keys, Duration.ofMinutes(5));
         resources.add(watcher);
         assertThat(watcher.awaitLoaded(CONVERGE)).isTrue();
         assertThat(watcher.staleness()).isZero();

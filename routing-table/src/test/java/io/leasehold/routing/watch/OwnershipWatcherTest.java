@@ -37,6 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class OwnershipWatcherTest {
 
     private static final Duration CONVERGE = Duration.ofSeconds(10);
+    private static final Duration LONG_HOLD = Duration.ofMinutes(5);
 
     private final EtcdServer etcd;
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -176,6 +177,28 @@ class OwnershipWatcherTest {
     }
 
     @Test
+    void ownerThatRejectedButKeepsItsKeyIsRoutedToAgainAfterTheHold() throws Exception {
+        put(keys.partitionLeaseKey("orders", 1), "1");
+        put(keys.groupLeaseKey("billing"), "1");
+        OwnershipWatcher watcher = loadedWatcher(Duration.ofMillis(300));
+        Ownership partitionOwner = watcher.snapshot().partitionOwner("orders", 1);
+        Ownership groupOwner = watcher.snapshot().groupOwner("billing");
+
+        assertThat(watcher.invalidatePartition("orders", 1, partitionOwner)).isTrue();
+        assertThat(watcher.invalidateGroup("billing", groupOwner)).isTrue();
+        assertThat(watcher.snapshot().partitionOwner("orders", 1)).isNull();
+        assertThat(watcher.snapshot().groupOwner("billing")).isNull();
+
+        // Nothing changes in etcd: the owner that said "not mine" still holds its keys.
+        await().atMost(CONVERGE).untilAsserted(() -> {
+            assertThat(watcher.snapshot().partitionOwner("orders", 1)).isEqualTo(partitionOwner);
+            assertThat(watcher.snapshot().groupOwner("billing")).isEqualTo(groupOwner);
+        });
+        // And a new rejection drops it again.
+        assertThat(watcher.invalidatePartition("orders", 1, partitionOwner)).isTrue();
+    }
+
+    @Test
     void groupInvalidationIsConditionalToo() throws Exception {
         put(keys.groupLeaseKey("billing"), "3");
         OwnershipWatcher watcher = loadedWatcher();
@@ -223,8 +246,13 @@ class OwnershipWatcherTest {
         assertThat(heard.get(heard.size() - 1)).isSameAs(watcher.snapshot());
     }
 
+    /** A watcher whose rejected routes stay dropped longer than any test waits. */
     private OwnershipWatcher loadedWatcher() throws InterruptedException {
-        OwnershipWatcher watcher = OwnershipWatcher.start(client, keys);
+        return loadedWatcher(LONG_HOLD);
+    }
+
+    private OwnershipWatcher loadedWatcher(Duration rejectionHold) throws InterruptedException {
+        OwnershipWatcher watcher = OwnershipWatcher.start(client, keys, rejectionHold);
         resources.add(watcher);
         assertThat(watcher.awaitLoaded(CONVERGE)).isTrue();
         return watcher;

@@ -1,0 +1,84 @@
+package io.leasehold.proxy.faults;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code kcat -P} (librdkafka, default settings) fed one record value every
+ * {@code intervalMillis} on stdin, spread over the topic's partitions by librdkafka's
+ * partitioner. kcat reports a failed delivery on stderr ("Delivery failed") and exits non-zero;
+ * with exit code 0 and no such line every record was acknowledged.
+ */
+final class KcatWriter {
+    private final Process process;
+    private final Path stderr;
+    private final List<String> sent = new CopyOnWriteArrayList<>();
+    private final Thread feeder;
+    private volatile boolean stopping;
+    private int exitCode = -1;
+
+    KcatWriter(String bootstrap, String topic, long intervalMillis, Path logDir) throws IOException {
+        Files.createDirectories(logDir);
+        stderr = logDir.resolve("kcat-producer-" + topic + ".log");
+        process = new ProcessBuilder(List.of("kcat", "-P", "-b", bootstrap, "-t", topic, "-X", "acks=all",
+                "-X", "client.id=kcat-writer")).redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
+        feeder = new Thread(() -> feed(intervalMillis), "kcat-writer");
+        feeder.setDaemon(true);
+        feeder.start();
+    }
+
+    private void feed(long intervalMillis) {
+        try (BufferedWriter stdin = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8))) {
+            long seq = 0;
+            while (!stopping) {
+                String value = ReadLog.value("kcat", seq++);
+                stdin.write(value);
+                stdin.newLine();
+                stdin.flush();
+                sent.add(value);
+                Thread.sleep(intervalMillis);
+            }
+        } catch (IOException | InterruptedException e) {
+            // kcat exited early (its exit code and log say why) or the test is ending.
+        }
+    }
+
+    /** Stops feeding, closes kcat's stdin and waits (bounded) for it to deliver and exit. */
+    void finish() throws InterruptedException {
+        stopping = true;
+        feeder.join(5_000);
+        if (process.waitFor(90, TimeUnit.SECONDS)) {
+            exitCode = process.exitValue();
+        } else {
+            process.destroyForcibly().waitFor();
+        }
+    }
+
+    List<String> sent() {
+        return List.copyOf(sent);
+    }
+
+    int exitCode() {
+        return exitCode;
+    }
+
+    /** Lines in kcat's output that report a record it gave up on. */
+    List<String> deliveryFailures() throws IOException {
+        return Files.readAllLines(stderr).stream().filter(line -> line.contains("Delivery failed")).toList();
+    }
+
+    Path log() {
+        return stderr;
+    }
+
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+}

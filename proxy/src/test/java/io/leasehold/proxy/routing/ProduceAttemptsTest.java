@@ -1,0 +1,237 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.frontend.ActiveRequests;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.ConnectionWork;
+import io.leasehold.proxy.frontend.PartitionWriteOrder;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Produce attempts through {@link PartitionRouting}: what a client is told when a write's
+ * outcome is unknown, how long and with what timeout rejected writes are retried, and that a
+ * failing attempt neither hangs the request nor the later writes of the connection.
+ */
+class ProduceAttemptsTest {
+    private static final short VERSION = 9;
+
+    private ScriptedBackends backends;
+    private BackendSession session;
+    private final List<ProduceRequestData> received = Collections.synchronizedList(new ArrayList<>());
+
+    @BeforeEach
+    void start() {
+        backends = new ScriptedBackends();
+        session = backends.session();
+    }
+
+    @AfterEach
+    void stop() {
+        backends.close();
+    }
+
+    private BrokerAddress broker(Function<ProduceRequestData, ApiMessage> script) throws InterruptedException {
+        return backends.broker(1, body -> {
+            received.add((ProduceRequestData) body);
+            return script.apply((ProduceRequestData) body);
+        });
+    }
+
+    private static ProduceResponseData answerAll(ProduceRequestData request, Errors error) {
+        ProduceResponseData.TopicProduceResponseCollection topics = new ProduceResponseData.TopicProduceResponseCollection();
+        for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
+            List<ProduceResponseData.PartitionProduceResponse> answers = new ArrayList<>();
+            topic.partitionData().forEach(p -> answers.add(new ProduceResponseData.PartitionProduceResponse()
+                    .setIndex(p.index()).setErrorCode(error.code()).setBaseOffset(error == Errors.NONE ? 7 : -1)));
+            topics.add(new ProduceResponseData.TopicProduceResponse().setName(topic.name()).setPartitionResponses(answers));
+        }
+        return new ProduceResponseData().setResponses(topics);
+    }
+
+    private static PartitionRouting routing(SwitchingRoutes table) {
+        return new PartitionRouting(new OwnerRouter(table, List.of()), ids -> CompletableFuture.completedFuture(Map.of()),
+                new RetryFactory(Duration.ofMillis(20), Duration.ofMillis(50)), new ProxyMetrics(new SimpleMeterRegistry()),
+                Duration.ofSeconds(5));
+    }
+
+    private static SwitchingRoutes ownedBy(BrokerAddress owner) {
+        SwitchingRoutes table = new SwitchingRoutes();
+        table.current.set(RoutingSnapshot.builder().broker(owner).partition("t", 0, new Ownership(1, 5)).build());
+        // The owner keeps rejecting while etcd keeps naming it.
+        table.afterInvalidation = table.current.get();
+        return table;
+    }
+
+    private static RequestFrame produceFrame(int timeoutMs) throws Exception {
+        return produceFrame(timeoutMs, 0);
+    }
+
+    private static RequestFrame produceFrame(int timeoutMs, int partition) throws Exception {
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
+                        MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))))));
+        ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, VERSION, "client",
+                new ProduceRequestData().setAcks((short) 1).setTimeoutMs(timeoutMs).setTopicData(topics));
+        KafkaMessages.withRequestCorrelationId(buf, 42);
+        return RequestFrame.parse(buf);
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse produce(PartitionRouting routing, RequestFrame frame,
+                                                                       ClientContext client) throws Exception {
+        return produce(routing, frame, client, Duration.ofSeconds(10));
+    }
+
+    /** Fails unless the answer comes within {@code clientWaits}. */
+    private static ProduceResponseData.PartitionProduceResponse produce(PartitionRouting routing, RequestFrame frame,
+                                                                       ClientContext client, Duration clientWaits)
+            throws Exception {
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, frame.decodeBody(), client)
+                .get(clientWaits.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            return KafkaMessages.<ProduceResponseData>decodeResponse(responseFrame, ApiKeys.PRODUCE, VERSION)
+                    .responses().iterator().next().partitionResponses().get(0);
+        } finally {
+            responseFrame.release();
+        }
+    }
+
+    @Test
+    void writeWhoseAnswerNeverCameIsReportedAsTimedOutWhichEveryProducerRetries() throws Exception {
+        BrokerAddress owner = broker(request -> null);
+
+        ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(5_000),
+                TestClients.on(session));
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
+        assertThat(received).as("an unknown outcome is never re-sent by the proxy").hasSize(1);
+    }
+
+    @Test
+    void rejectedWriteIsRetriedWithinMostOfTheClientsTimeoutAndForwardsOnlyWhatIsLeft() throws Exception {
+        BrokerAddress owner = broker(request -> answerAll(request, Errors.NOT_LEADER_OR_FOLLOWER));
+
+        ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(400),
+                TestClients.on(session));
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(received).hasSizeGreaterThan(1);
+        assertThat(received.subList(1, received.size())).extracting(ProduceRequestData::timeoutMs)
+                .as("retries carry the time left of 80 % of 400 ms").allSatisfy(t -> assertThat(t).isBetween(0, 320))
+                .isSortedAccordingTo(Collections.reverseOrder());
+    }
+
+    @Test
+    void writeToAPausedOwnerIsAnsweredTimedOutWhileTheClientStillWaits() throws Exception {
+        // Accepted by the kernel, never read: a paused broker. The backend session itself waits 5 s.
+        try (ServerSocket paused = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            BrokerAddress owner = new BrokerAddress(1, "127.0.0.1", paused.getLocalPort(), null);
+
+            ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(1_000),
+                    TestClients.on(session), Duration.ofSeconds(3));
+
+            assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
+        }
+    }
+
+    @Test
+    void writeInFlightToAnOwnerThatLostThePartitionIsAnsweredOnceEtcdNamesAnother() throws Exception {
+        try (ServerSocket paused = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            BrokerAddress owner = new BrokerAddress(1, "127.0.0.1", paused.getLocalPort(), null);
+            SwitchingRoutes table = ownedBy(owner);
+            PartitionRouting routing = routing(table);
+            RequestFrame frame = produceFrame(30_000);
+            CompletableFuture<?> pending = routing.execute(new ProduceApi(), frame, frame.decodeBody(),
+                    TestClients.on(session));
+            Thread.sleep(300);
+            assertThat(pending).as("the paused owner holds the write").isNotDone();
+
+            table.current.set(RoutingSnapshot.builder().broker(owner).partition("t", 0, new Ownership(2, 11)).build());
+            ByteBuf responseFrame = (ByteBuf) pending.get(3, TimeUnit.SECONDS);
+            try {
+                ProduceResponseData.PartitionProduceResponse answer = KafkaMessages.<ProduceResponseData>decodeResponse(
+                        responseFrame, ApiKeys.PRODUCE, VERSION).responses().iterator().next().partitionResponses().get(0);
+                assertThat(Errors.forCode(answer.errorCode())).as("outcome unknown, for the client to retry")
+                        .isEqualTo(Errors.REQUEST_TIMED_OUT);
+            } finally {
+                responseFrame.release();
+            }
+        }
+    }
+
+    @Test
+    void rejectedWriteIsNotRetriedOnceTheClientHungUp() throws Exception {
+        BrokerAddress owner = broker(request -> answerAll(request, Errors.NOT_LEADER_OR_FOLLOWER));
+        ConnectionWork work = new ConnectionWork(new ActiveRequests(), () -> { });
+        work.clientClosed();
+        ClientContext gone = new ClientContext(session, new PartitionWriteOrder(), work, ByteBufAllocator.DEFAULT, "gone");
+
+        produce(routing(ownedBy(owner)), produceFrame(5_000), gone);
+
+        assertThat(received).as("the one attempt already under way, no retries").hasSize(1);
+    }
+
+    @Test
+    void requestThatCannotBeListedFailsAndIsReleased() throws Exception {
+        BrokerAddress owner = broker(request -> answerAll(request, Errors.NONE));
+        RequestFrame negativePartition = produceFrame(5_000, -1);
+
+        assertThatThrownBy(() -> routing(ownedBy(owner)).execute(new ProduceApi(), negativePartition,
+                negativePartition.decodeBody(), TestClients.on(session)).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class);
+        assertThat(negativePartition.refCnt()).as("the request frame is released").isZero();
+        assertThat(received).isEmpty();
+    }
+
+    @Test
+    void attemptThatThrowsFailsTheRequestReleasesItAndDoesNotHoldUpLaterWrites() throws Exception {
+        BrokerAddress owner = broker(request -> answerAll(request, Errors.NONE));
+        SwitchingRoutes table = ownedBy(owner);
+        RoutingSnapshot good = table.current.get();
+        table.current.set(null);
+        PartitionRouting routing = routing(table);
+        ClientContext client = TestClients.on(session);
+        RequestFrame first = produceFrame(5_000);
+
+        assertThatThrownBy(() -> routing.execute(new ProduceApi(), first, first.decodeBody(), client)
+                .get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        assertThat(first.refCnt()).as("the request frame is released").isZero();
+
+        table.current.set(good);
+        ProduceResponseData.PartitionProduceResponse answer = produce(routing, produceFrame(5_000), client);
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NONE);
+    }
+}

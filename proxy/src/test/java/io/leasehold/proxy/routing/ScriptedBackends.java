@@ -1,0 +1,40 @@
+package io.leasehold.proxy.routing;
+
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * The in-test brokers of one routing unit test and the backend session that reaches them, on
+ * their own event loops; {@link #close()} stops all of it.
+ */
+final class ScriptedBackends implements AutoCloseable {
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    private final BackendSession session = TestClients.openSession(group);
+    private final List<ScriptedBroker> servers = new ArrayList<>();
+
+    /** A broker with id {@code id} answering with {@code script}. */
+    BrokerAddress broker(int id, Function<ApiMessage, ApiMessage> script) throws InterruptedException {
+        ScriptedBroker server = new ScriptedBroker(group, script);
+        servers.add(server);
+        return new BrokerAddress(id, "127.0.0.1", server.port(), null);
+    }
+
+    BackendSession session() {
+        return session;
+    }
+
+    @Override
+    public void close() {
+        session.close();
+        servers.forEach(ScriptedBroker::close);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}
