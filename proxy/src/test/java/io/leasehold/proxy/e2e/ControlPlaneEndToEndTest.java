@@ -56,6 +56,7 @@ class ControlPlaneEndToEndTest {
     private LocalCluster cluster;
     private ProxyProcess proxy;
     private ProxyProcess impatientProxy;
+    private final java.util.concurrent.atomic.AtomicLong slowestMetadataMs = new java.util.concurrent.atomic.AtomicLong();
 
     @BeforeAll
     void startCluster() {
@@ -204,6 +205,8 @@ class ControlPlaneEndToEndTest {
             for (Future<?> w : work) {
                 w.get(60, TimeUnit.SECONDS);
             }
+            System.out.printf("metadata while broker 2 was paused: %d clients, slowest answer %d ms%n", work.size(),
+                    slowestMetadataMs.get());
         } finally {
             clients.shutdownNow();
             cluster.broker(2).resume();
@@ -212,8 +215,10 @@ class ControlPlaneEndToEndTest {
 
     private Void describe(String topic) throws Exception {
         try (Admin admin = admin(proxy.address(), Duration.ofSeconds(12))) {
+            long start = System.nanoTime();
             assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get(20, TimeUnit.SECONDS).get(topic)
                     .partitions()).hasSize(3);
+            slowestMetadataMs.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), Math::max);
         }
         return null;
     }
@@ -227,7 +232,9 @@ class ControlPlaneEndToEndTest {
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 12_000);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 12_000);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            long start = System.nanoTime();
             assertThat(producer.partitionsFor(topic)).hasSize(3);
+            slowestMetadataMs.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), Math::max);
         }
         return null;
     }
