@@ -3,6 +3,7 @@ package io.leasehold.broker;
 import io.etcd.jetcd.Client;
 import io.leasehold.broker.cluster.ClusterView;
 import io.leasehold.broker.cluster.DescribeClusterHandler;
+import io.leasehold.broker.cluster.DescribeConfigsHandler;
 import io.leasehold.broker.cluster.MetadataHandler;
 import io.leasehold.broker.etcd.BrokerKeys;
 import io.leasehold.broker.etcd.Etcd;
@@ -126,6 +127,7 @@ public final class ReferenceBroker implements AutoCloseable {
         apis.add(ApiKeys.API_VERSIONS, 0, 3, new ApiVersionsHandler(apis))
                 .add(ApiKeys.METADATA, 0, 12, new MetadataHandler(cluster, topics, CLUSTER_ID, AUTO_CREATE_PARTITIONS))
                 .add(ApiKeys.DESCRIBE_CLUSTER, 0, 1, new DescribeClusterHandler(cluster, CLUSTER_ID))
+                .add(ApiKeys.DESCRIBE_CONFIGS, 1, 4, new DescribeConfigsHandler(options.id(), topics))
                 .add(ApiKeys.CREATE_TOPICS, 2, 7, new CreateTopicsHandler(topics, AUTO_CREATE_PARTITIONS))
                 .add(ApiKeys.DELETE_TOPICS, 1, 6, new DeleteTopicsHandler(topics, files, segmentReader))
                 .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))

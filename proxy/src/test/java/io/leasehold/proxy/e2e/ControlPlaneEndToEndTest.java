@@ -8,7 +8,6 @@ import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ProxyProcess;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,12 +23,15 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -167,6 +169,27 @@ class ControlPlaneEndToEndTest {
 
     @Test
     @Order(3)
+    void brokerConfigsOfTheProxysNodeAreRefusedWhileTopicConfigsAreServed() throws Exception {
+        String topic = "configured";
+        createTopics(List.of(topic), 1);
+        try (Admin admin = admin(proxy.address(), Duration.ofSeconds(30))) {
+            ConfigResource proxyNode = new ConfigResource(ConfigResource.Type.BROKER, "0");
+            Throwable refused = catchThrowable(() -> admin.describeConfigs(List.of(proxyNode)).all()
+                    .get(30, TimeUnit.SECONDS));
+            Map<ConfigResource, Config> topicConfigs = admin.describeConfigs(
+                    List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic))).all().get(30, TimeUnit.SECONDS);
+            Map<ConfigResource, Config> defaults = admin.describeConfigs(
+                    List.of(new ConfigResource(ConfigResource.Type.BROKER, ""))).all().get(30, TimeUnit.SECONDS);
+
+            assertThat(refused).hasCauseInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("not available through the Leasehold proxy");
+            assertThat(topicConfigs).containsKey(new ConfigResource(ConfigResource.Type.TOPIC, topic));
+            assertThat(defaults).hasSize(1);
+        }
+    }
+
+    @Test
+    @Order(4)
     void transactionalProducerIsRefusedAtOnceWithoutReachingABroker() throws Exception {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
@@ -188,7 +211,7 @@ class ControlPlaneEndToEndTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void clientsFetchMetadataPromptlyWhileABrokerIsPaused() throws Exception {
         List<String> topics = IntStream.range(0, 6).mapToObj(i -> "paused-metadata-" + i).toList();
         createTopics(topics, 3);
