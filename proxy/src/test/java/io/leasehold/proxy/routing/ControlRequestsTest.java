@@ -158,6 +158,15 @@ class ControlRequestsTest {
     }
 
     @Test
+    void consumerGroupDescribeOfNoGroupsIsAnsweredEmpty() throws Exception {
+        ConsumerGroupDescribeResponseData answer = exchange(router(bothBrokers()), ApiKeys.CONSUMER_GROUP_DESCRIBE,
+                (short) 0, new ConsumerGroupDescribeRequestData().setGroupIds(List.of()));
+
+        assertThat(answer.groups()).isEmpty();
+        assertThat(requestsReceived(ApiKeys.CONSUMER_GROUP_DESCRIBE)).isZero();
+    }
+
+    @Test
     void describeConfigsOfTheProxysBrokerIdIsRefusedWithoutAskingABroker() throws Exception {
         RequestRouter router = router(bothBrokers());
 
