@@ -68,6 +68,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.workerGroup = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory());
         ProxyConfig.Backends backends = config.backends();
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
+                backends.controlRequestTimeout(),
                 config.limits().maxFrameBytes(), new BackendListener() {
                     @Override
                     public void connectionOpened() {

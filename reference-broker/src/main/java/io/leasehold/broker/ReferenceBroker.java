@@ -3,6 +3,7 @@ package io.leasehold.broker;
 import io.etcd.jetcd.Client;
 import io.leasehold.broker.cluster.ClusterView;
 import io.leasehold.broker.cluster.DescribeClusterHandler;
+import io.leasehold.broker.cluster.DescribeConfigsHandler;
 import io.leasehold.broker.cluster.MetadataHandler;
 import io.leasehold.broker.cluster.MetadataSnapshotPublisher;
 import io.leasehold.broker.etcd.BrokerKeys;
@@ -140,11 +141,13 @@ public final class ReferenceBroker implements AutoCloseable {
         FetchHandler fetch = new FetchHandler(topics, reader, scheduler, FETCH_POLL_INTERVAL, signals);
         ListOffsetsHandler listOffsets = new ListOffsetsHandler(topics, reader);
         FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(coordinator, cluster, self);
+        DescribeConfigsHandler describeConfigs = new DescribeConfigsHandler(options.id(), topics);
         if (kafscale) {
             // KafScale v1.6's table (KAFSCALE-NOTES.md), narrowed to the versions these handlers
             // serve; APIs the reference broker does not implement are left out rather than faked.
             apis.add(ApiKeys.API_VERSIONS, 0, 3, versions)
                     .add(ApiKeys.METADATA, 0, 12, metadata)
+                    .add(ApiKeys.DESCRIBE_CONFIGS, 4, 4, describeConfigs)
                     .add(ApiKeys.CREATE_TOPICS, 2, 2, createTopics)
                     .add(ApiKeys.DELETE_TOPICS, 1, 2, deleteTopics)
                     .add(ApiKeys.PRODUCE, 3, 9, produce)
@@ -164,6 +167,7 @@ public final class ReferenceBroker implements AutoCloseable {
             apis.add(ApiKeys.API_VERSIONS, 0, 3, versions)
                     .add(ApiKeys.METADATA, 0, 12, metadata)
                     .add(ApiKeys.DESCRIBE_CLUSTER, 0, 1, new DescribeClusterHandler(cluster, CLUSTER_ID))
+                    .add(ApiKeys.DESCRIBE_CONFIGS, 1, 4, describeConfigs)
                     .add(ApiKeys.CREATE_TOPICS, 2, 7, createTopics)
                     .add(ApiKeys.DELETE_TOPICS, 1, 6, deleteTopics)
                     .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))

@@ -134,6 +134,14 @@ public final class LocalCluster implements AutoCloseable {
      * and waits for its READY line.
      */
     public synchronized ProxyProcess startProxy() {
+        return startProxy(Map.of());
+    }
+
+    /**
+     * Like {@link #startProxy()}, with {@code environment} added to the proxy's environment
+     * (the proxy's {@code LEASEHOLD_*} overrides of its config file).
+     */
+    public synchronized ProxyProcess startProxy(Map<String, String> environment) {
         int index = proxies.size() + 1;
         int port = EtcdServer.freePort();
         int adminPort = EtcdServer.freePort();
@@ -142,7 +150,7 @@ public final class LocalCluster implements AutoCloseable {
         write(config, new ProxyConfigYaml(HOST, port, adminPort, List.of(etcd.endpoint()), settings.prefix(), backends).render());
         ManagedProcess process = ManagedProcess.start("proxy-" + index,
                 settings.proxyCommand().command(ProxyProcess.MAIN_CLASS, List.of("--config", config.toString())),
-                settings.logDir(), Map.of());
+                settings.logDir(), environment);
         ProxyProcess proxy = new ProxyProcess(index, HOST, port, adminPort, config, process);
         proxies.add(proxy);
         process.awaitReady(settings.startupTimeout());
@@ -180,7 +188,15 @@ public final class LocalCluster implements AutoCloseable {
 
     /** The broker id in the partition's lease key, or empty when nobody owns it. */
     public OptionalInt partitionOwner(String topic, int partition) {
-        String key = new KeySchema(settings.prefix()).partitionLeaseKey(topic, partition);
+        return leaseOwner(new KeySchema(settings.prefix()).partitionLeaseKey(topic, partition));
+    }
+
+    /** The broker id in the consumer group's lease key, or empty when nobody coordinates it. */
+    public OptionalInt groupOwner(String group) {
+        return leaseOwner(new KeySchema(settings.prefix()).groupLeaseKey(group));
+    }
+
+    private OptionalInt leaseOwner(String key) {
         try {
             List<KeyValue> kvs = client().getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
                     .get(10, TimeUnit.SECONDS).getKvs();

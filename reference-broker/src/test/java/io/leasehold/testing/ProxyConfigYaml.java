@@ -24,7 +24,7 @@ public record ProxyConfigYaml(String host, int port, int adminPort, List<String>
         return """
                 listener: { host: %1$s, port: %2$d, advertisedHost: %1$s, advertisedPort: %2$d }
                 etcd:     { endpoints: [%3$s], prefix: %4$s, connectTimeout: 5s }
-                backends: { bootstrap: [%5$s], connectTimeout: 5s, requestTimeout: 30s }
+                backends: { bootstrap: [%5$s], connectTimeout: 5s, requestTimeout: 30s, controlRequestTimeout: 3s }
                 admin:    { host: %1$s, port: %6$d }
                 limits:   { maxFrameBytes: 104857600, maxConnections: 10000, idleTimeout: 10m, maxInFlightPerConnection: 64,
                             tlsHandshakeTimeout: 10s }

@@ -19,11 +19,13 @@ import java.util.concurrent.TimeUnit;
  * One TCP connection to one broker. Assigns its own correlation ids (so requests of many
  * clients never collide) and matches responses back to callers, either whole or, for requests
  * sent with {@link #sendStreaming}, as a {@link ResponseStream} that starts with the first bytes.
- * All state is confined to the channel's event loop.
+ * A request that outlives its deadline closes the connection: the broker answers a connection's
+ * requests in order, so everything queued behind a hung request would hang too, and a fresh
+ * connection is the only way to reach a broker that recovers. All state is confined to the
+ * channel's event loop.
  */
 final class BackendConnection extends ChannelInboundHandlerAdapter implements ResponseFramer.StreamSelector {
     private final String brokerName;
-    private final Duration requestTimeout;
     private final Map<Integer, Pending> pending = new HashMap<>();
     private Channel channel;
     private int nextCorrelationId;
@@ -39,9 +41,8 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         }
     }
 
-    BackendConnection(String brokerName, Duration requestTimeout) {
+    BackendConnection(String brokerName) {
         this.brokerName = brokerName;
-        this.requestTimeout = requestTimeout;
     }
 
     void attach(Channel channel) {
@@ -58,11 +59,12 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
 
     /**
      * Writes {@code request} (ownership taken) and completes with the response frame (owned by
-     * the caller). Must be called on the channel's event loop.
+     * the caller), or fails once {@code deadline} passes without one. Must be called on the
+     * channel's event loop.
      */
-    CompletableFuture<ByteBuf> send(ByteBuf request) {
+    CompletableFuture<ByteBuf> send(ByteBuf request, Duration deadline) {
         CompletableFuture<ByteBuf> future = new CompletableFuture<>();
-        write(request, future, null);
+        write(request, deadline, future, null);
         return future;
     }
 
@@ -70,13 +72,14 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
      * Like {@link #send}, but completes as soon as the response's first bytes arrive, with a
      * stream (owned by the caller) that receives the rest as it comes.
      */
-    CompletableFuture<ResponseStream> sendStreaming(ByteBuf request) {
+    CompletableFuture<ResponseStream> sendStreaming(ByteBuf request, Duration deadline) {
         CompletableFuture<ResponseStream> future = new CompletableFuture<>();
-        write(request, null, future);
+        write(request, deadline, null, future);
         return future;
     }
 
-    private void write(ByteBuf request, CompletableFuture<ByteBuf> frame, CompletableFuture<ResponseStream> stream) {
+    private void write(ByteBuf request, Duration deadline, CompletableFuture<ByteBuf> frame,
+                       CompletableFuture<ResponseStream> stream) {
         if (!channel.isActive()) {
             request.release();
             (frame != null ? frame : stream).completeExceptionally(new BackendUnreachableException(
@@ -88,8 +91,8 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
             nextCorrelationId = 0;
         }
         KafkaMessages.withRequestCorrelationId(request, correlationId);
-        ScheduledFuture<?> timeout = channel.eventLoop().schedule(() -> timedOut(correlationId),
-                requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> timeout = channel.eventLoop().schedule(() -> timedOut(correlationId, deadline),
+                deadline.toMillis(), TimeUnit.MILLISECONDS);
         pending.put(correlationId, new Pending(frame, stream, timeout));
         channel.writeAndFlush(request).addListener(written -> {
             if (!written.isSuccess()) {
@@ -103,11 +106,12 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         });
     }
 
-    private void timedOut(int correlationId) {
+    private void timedOut(int correlationId, Duration deadline) {
         Pending p = pending.remove(correlationId);
         if (p != null) {
             p.fail(new BackendOutcomeUnknownException("broker " + brokerName
-                    + " did not answer within " + requestTimeout.toMillis() + " ms", true));
+                    + " did not answer within " + deadline.toMillis() + " ms", true));
+            channel.close();
         }
     }
 

@@ -7,6 +7,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldPrepender;
 import java.time.Duration;
@@ -15,21 +17,35 @@ import java.time.Duration;
  * Opens connections to brokers with the proxy's timeouts and frame limit. Sessions use it to
  * connect on the event loop of the client connection they serve, so a client's requests and
  * their backend traffic never cross threads.
+ *
+ * <p>Broker sockets use TCP keepalive, and on the epoll transport a TCP user timeout of
+ * {@code requestTimeout}: a broker whose host vanished (no RST, nothing acknowledged) is then
+ * noticed by the kernel even while no request is waiting on it.
  */
 public final class BackendConnector {
+    /** Idle time before the first keepalive probe, probe interval, and probes before giving up. */
+    private static final int KEEPALIVE_IDLE_SECONDS = 15;
+    private static final int KEEPALIVE_INTERVAL_SECONDS = 5;
+    private static final int KEEPALIVE_PROBES = 3;
+
     private final Duration connectTimeout;
     private final Duration requestTimeout;
+    private final Duration controlRequestTimeout;
     private final int maxResponseBytes;
     private final BackendListener metrics;
 
     /**
-     * @param maxResponseBytes largest response frame accepted from a broker
-     * @param metrics          told about every backend connection opened and closed
+     * @param requestTimeout        default bound on a forwarded request's answer
+     * @param controlRequestTimeout bound on each broker's answer to an idempotent read before the
+     *                              next broker is asked ({@link BackendSession#sendToAny})
+     * @param maxResponseBytes      largest response frame accepted from a broker
+     * @param metrics               told about every backend connection opened and closed
      */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, int maxResponseBytes,
-                            BackendListener metrics) {
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics) {
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
+        this.controlRequestTimeout = controlRequestTimeout;
         this.maxResponseBytes = maxResponseBytes;
         this.metrics = metrics;
     }
@@ -43,6 +59,10 @@ public final class BackendConnector {
         return requestTimeout;
     }
 
+    Duration controlRequestTimeout() {
+        return controlRequestTimeout;
+    }
+
     ChannelFuture connect(EventLoop loop, String host, int port, BackendConnection connection,
                           Runnable writabilityChanged) {
         Bootstrap bootstrap = new Bootstrap()
@@ -50,6 +70,7 @@ public final class BackendConnector {
                 .channel(NettyTransport.channelFor(loop))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SocketTuning.WRITES)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, SocketTuning.READS)
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -62,6 +83,12 @@ public final class BackendConnector {
                                 connection);
                     }
                 });
+        if (NettyTransport.channelFor(loop) == EpollSocketChannel.class) {
+            bootstrap.option(EpollChannelOption.TCP_KEEPIDLE, KEEPALIVE_IDLE_SECONDS)
+                    .option(EpollChannelOption.TCP_KEEPINTVL, KEEPALIVE_INTERVAL_SECONDS)
+                    .option(EpollChannelOption.TCP_KEEPCNT, KEEPALIVE_PROBES)
+                    .option(EpollChannelOption.TCP_USER_TIMEOUT, (int) requestTimeout.toMillis());
+        }
         ChannelFuture future = bootstrap.connect(host, port);
         connection.attach(future.channel());
         future.addListener(f -> {

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCounted;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,12 +41,27 @@ public final class BackendSession implements AutoCloseable {
     }
 
     /**
-     * Sends {@code request} (ownership taken; its correlation id is overwritten) to {@code broker}.
+     * Sends {@code request} (ownership taken; its correlation id is overwritten) to {@code broker},
+     * waiting up to {@code backends.requestTimeout} for the answer.
      * Fails with {@link BackendUnreachableException} if it was never written, or
      * {@link BackendOutcomeUnknownException} if it was written but not answered.
      */
     public CompletableFuture<ByteBuf> send(BrokerAddress broker, ByteBuf request) {
-        return send(broker, request, BackendConnection::send);
+        return send(broker, request, connector.requestTimeout());
+    }
+
+    /** Like {@link #send(BrokerAddress, ByteBuf)}, but waits up to {@code deadline} for the answer. */
+    public CompletableFuture<ByteBuf> send(BrokerAddress broker, ByteBuf request, Duration deadline) {
+        return send(broker, request, (connection, bytes) -> connection.send(bytes, deadline));
+    }
+
+    /**
+     * Sends an idempotent read to {@code broker}, waiting up to {@code backends.controlRequestTimeout}
+     * for the answer (for reads the proxy asks of every broker, where a hung one must not hold up
+     * the answer for long).
+     */
+    public CompletableFuture<ByteBuf> sendRead(BrokerAddress broker, ByteBuf request) {
+        return send(broker, request, connector.controlRequestTimeout());
     }
 
     /**
@@ -53,7 +69,8 @@ public final class BackendSession implements AutoCloseable {
      * that forwards the rest as it comes (for large responses the proxy passes on unread).
      */
     public CompletableFuture<ResponseStream> sendStreaming(BrokerAddress broker, ByteBuf request) {
-        return send(broker, request, BackendConnection::sendStreaming);
+        Duration deadline = connector.requestTimeout();
+        return send(broker, request, (connection, bytes) -> connection.sendStreaming(bytes, deadline));
     }
 
     private <R extends ReferenceCounted> CompletableFuture<R> send(
@@ -79,24 +96,37 @@ public final class BackendSession implements AutoCloseable {
     }
 
     /**
-     * Sends to the first of {@code candidates} that accepts a connection; a broker that cannot
-     * be reached is skipped, since the request never left the proxy.
+     * Sends an idempotent read (Metadata, ApiVersions, describe-style admin requests) to the
+     * first of {@code candidates} that answers. Each broker gets {@code backends.controlRequestTimeout};
+     * one that cannot be reached, drops the connection or does not answer in time is skipped, so
+     * one hung broker delays the answer by that timeout instead of failing it.
      */
     public CompletableFuture<ByteBuf> sendToAny(List<BrokerAddress> candidates, Supplier<ByteBuf> request) {
-        return sendToAny(candidates, 0, request, null);
+        return sendToAny(candidates, 0, request, connector.controlRequestTimeout(), true, null);
     }
 
-    private CompletableFuture<ByteBuf> sendToAny(List<BrokerAddress> candidates, int index,
-                                                 Supplier<ByteBuf> request, Throwable lastError) {
+    /**
+     * Sends a request that must not be repeated (it may change state) to the first of
+     * {@code candidates} that accepts a connection; only a broker that cannot be reached is
+     * skipped, since then the request never left the proxy.
+     */
+    public CompletableFuture<ByteBuf> sendToFirstReachable(List<BrokerAddress> candidates, Supplier<ByteBuf> request) {
+        return sendToAny(candidates, 0, request, connector.requestTimeout(), false, null);
+    }
+
+    private CompletableFuture<ByteBuf> sendToAny(List<BrokerAddress> candidates, int index, Supplier<ByteBuf> request,
+                                                 Duration deadline, boolean idempotent, Throwable lastError) {
         if (index >= candidates.size()) {
             return CompletableFuture.failedFuture(new BackendUnreachableException(
-                    "no broker reachable among " + candidates.size() + " candidates"
+                    "no broker answered among " + candidates.size() + " candidates"
                             + (lastError == null ? "" : ": " + lastError.getMessage()), lastError));
         }
-        return send(candidates.get(index), request.get()).handle((response, error) -> {
+        return send(candidates.get(index), request.get(), deadline).handle((response, error) -> {
             Throwable cause = unwrap(error);
-            if (cause instanceof BackendUnreachableException) {
-                return sendToAny(candidates, index + 1, request, cause);
+            boolean skip = cause instanceof BackendUnreachableException
+                    || idempotent && cause instanceof BackendOutcomeUnknownException;
+            if (skip) {
+                return sendToAny(candidates, index + 1, request, deadline, idempotent, cause);
             }
             return error == null ? CompletableFuture.completedFuture(response)
                     : CompletableFuture.<ByteBuf>failedFuture(cause);
@@ -135,7 +165,7 @@ public final class BackendSession implements AutoCloseable {
         }
         connections.put(key, created);
         String name = broker.id() + "@" + key;
-        BackendConnection connection = new BackendConnection(name, connector.requestTimeout());
+        BackendConnection connection = new BackendConnection(name);
         ChannelFuture connect = connector.connect(loop, broker.host(), broker.port(), connection,
                 this::writabilityChanged);
         connect.addListener(f -> {

@@ -19,7 +19,7 @@ final class ConfigKeys {
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
-        sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout"));
+        sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout"));
         sections.put("admin", List.of("host", "port"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
                 "tlsHandshakeTimeout"));

@@ -131,7 +131,8 @@ public final class ConfigLoader {
         ProxyConfig.Backends backends = new ProxyConfig.Backends(
                 in.hostPorts(key("backends", "bootstrap"), null),
                 in.duration(key("backends", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
-                in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)));
+                in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)),
+                in.duration(key("backends", "controlRequestTimeout"), Duration.ofSeconds(3)));
         ProxyConfig.Limits limits = new ProxyConfig.Limits(
                 in.positiveInt(key("limits", "maxFrameBytes"), 104_857_600),
                 in.positiveInt(key("limits", "maxConnections"), 10_000),

@@ -64,8 +64,14 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
         }
     }
 
-    /** Static brokers used until etcd registrations say more, and timeouts towards brokers. */
-    public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout) {
+    /**
+     * Static brokers used until etcd registrations say more, and timeouts towards brokers:
+     * {@code requestTimeout} bounds forwarded requests whose own fields give no longer bound,
+     * {@code controlRequestTimeout} bounds each broker's answer to an idempotent read
+     * (Metadata, ApiVersions, describe requests) before the next broker is asked.
+     */
+    public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
+                           Duration controlRequestTimeout) {
         public Backends {
             bootstrap = List.copyOf(bootstrap);
         }

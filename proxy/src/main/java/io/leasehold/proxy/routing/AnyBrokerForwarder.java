@@ -5,6 +5,8 @@ import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
@@ -12,8 +14,10 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Forwards requests that no broker owns (admin, InitProducerId, ...) to any live broker,
- * spreading them over brokers and failing over to the next one when a broker cannot be
- * reached. The client's bytes go out unchanged apart from the correlation id.
+ * spreading them over brokers. Every request fails over to the next broker when one cannot be
+ * reached; idempotent reads also fail over when a broker does not answer within
+ * {@code backends.controlRequestTimeout}. The client's bytes go out unchanged apart from the
+ * correlation id.
  */
 final class AnyBrokerForwarder {
     private final OwnerRouter router;
@@ -23,30 +27,37 @@ final class AnyBrokerForwarder {
         this.router = router;
     }
 
-    /** Forwards and returns the broker's response bytes as they are. */
-    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client) {
-        return forward(frame, client, UnaryOperator.identity());
+    /**
+     * Forwards and returns the broker's response bytes as they are.
+     *
+     * @param read true if the request only reads, so asking another broker after a timeout is safe
+     */
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, boolean read) {
+        return forward(frame, client, read, UnaryOperator.identity());
     }
 
     /**
      * Forwards, then lets {@code transform} replace the response frame (it takes ownership of
      * the frame it is given).
      */
-    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, UnaryOperator<ByteBuf> transform) {
-        return client.backends().sendToAny(router.anyBrokerOrder(spread.getAndIncrement()), frame::retainedFrame)
-                .handle((response, error) -> {
-                    try {
-                        if (error != null) {
-                            Throwable cause = Failures.unwrap(error);
-                            Errors code = cause instanceof BackendOutcomeUnknownException unknown && unknown.timedOut()
-                                    ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
-                            return ErrorResponder.respond(client.alloc(), frame, code);
-                        }
-                        return transform.apply(KafkaMessages.withResponseCorrelationId(response,
-                                frame.correlationId()));
-                    } finally {
-                        frame.release();
-                    }
-                });
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, boolean read,
+                                       UnaryOperator<ByteBuf> transform) {
+        List<BrokerAddress> brokers = router.anyBrokerOrder(spread.getAndIncrement());
+        CompletableFuture<ByteBuf> sent = read ? client.backends().sendToAny(brokers, frame::retainedFrame)
+                : client.backends().sendToFirstReachable(brokers, frame::retainedFrame);
+        return sent.handle((response, error) -> {
+            try {
+                if (error != null) {
+                    Throwable cause = Failures.unwrap(error);
+                    Errors code = cause instanceof BackendOutcomeUnknownException unknown && unknown.timedOut()
+                            ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
+                    return ErrorResponder.respond(client.alloc(), frame, code);
+                }
+                return transform.apply(KafkaMessages.withResponseCorrelationId(response,
+                        frame.correlationId()));
+            } finally {
+                frame.release();
+            }
+        });
     }
 }

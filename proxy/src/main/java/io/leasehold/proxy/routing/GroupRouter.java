@@ -9,9 +9,9 @@ import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.netty.buffer.ByteBuf;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -32,7 +32,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * answer (a KafScale broker's word for "etcd is briefly unreachable, nothing done") goes again
  * to the same choice; if it persists past the budget the client gets COORDINATOR_NOT_AVAILABLE,
  * which every client's group code retries, whereas kafka-clients fails JoinGroup, SyncGroup and
- * Heartbeat on REQUEST_TIMED_OUT. The client's bytes and the broker's answer are forwarded
+ * Heartbeat on REQUEST_TIMED_OUT. Each request waits as long as {@link GroupDeadlines} allows; a
+ * request the broker leaves unanswered that long is answered COORDINATOR_NOT_AVAILABLE too, so the
+ * client looks its coordinator up again. The client's bytes and the broker's answer are forwarded
  * unchanged apart from the correlation id.
  */
 final class GroupRouter {
@@ -42,21 +44,25 @@ final class GroupRouter {
         }
     }
 
+    /** Even a retry that starts at the deadline gets this long for its answer. */
+    private static final long MIN_WAIT_NANOS = 100_000_000L;
+
     private final OwnerRouter router;
     private final ProxyMetrics metrics;
     private final Retry retry;
-    private final long budgetNanos;
+    private final GroupDeadlines deadlines;
 
-    GroupRouter(OwnerRouter router, RetryFactory retries, ProxyMetrics metrics, java.time.Duration budget) {
+    GroupRouter(OwnerRouter router, RetryFactory retries, ProxyMetrics metrics, GroupDeadlines deadlines) {
         this.router = router;
         this.metrics = metrics;
         this.retry = retries.<Attempt>create("groups", Attempt::worthRetrying);
-        this.budgetNanos = budget.toNanos();
+        this.deadlines = deadlines;
     }
 
     CompletableFuture<ByteBuf> route(RequestFrame frame, ClientContext client) throws MalformedRequestException {
-        String group = groupOf(frame.decodeBody(), frame);
-        long deadline = System.nanoTime() + budgetNanos;
+        ApiMessage body = frame.decodeBody();
+        String group = groupOf(body, frame);
+        long deadline = System.nanoTime() + deadlines.of(body).toNanos();
         AtomicInteger attempts = new AtomicInteger();
         CompletableFuture<Attempt> done = retry.<Attempt>executeCompletionStage(client.backends().eventLoop(), () -> {
             int attempt = attempts.getAndIncrement();
@@ -67,10 +73,7 @@ final class GroupRouter {
         }).toCompletableFuture();
         return done.handle((attempt, error) -> {
             try {
-                if (error != null) {
-                    return ErrorResponder.respond(client.alloc(), frame, Errors.NOT_COORDINATOR);
-                }
-                if (attempt.response() == null) {
+                if (error != null || attempt.response() == null) {
                     return ErrorResponder.respond(client.alloc(), frame, Errors.COORDINATOR_NOT_AVAILABLE);
                 }
                 return KafkaMessages.withResponseCorrelationId(attempt.response(), frame.correlationId());
@@ -87,7 +90,8 @@ final class GroupRouter {
         if (target == null) {
             return CompletableFuture.completedFuture(new Attempt(null, true, deadline));
         }
-        return client.backends().send(target.broker(), frame.retainedFrame()).handle((response, error) -> {
+        Duration remaining = Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_WAIT_NANOS));
+        return client.backends().send(target.broker(), frame.retainedFrame(), remaining).handle((response, error) -> {
             if (error != null) {
                 if (Failures.unwrap(error) instanceof BackendUnreachableException) {
                     return new Attempt(null, true, deadline);
@@ -122,10 +126,7 @@ final class GroupRouter {
         });
     }
 
-    /**
-     * The group a single-group request is about (ConsumerGroupDescribe, which may name several,
-     * goes to the first one's owner).
-     */
+    /** The group a single-group request is about. */
     static String groupOf(ApiMessage body, RequestFrame frame) throws MalformedRequestException {
         String group;
         if (body instanceof JoinGroupRequestData r) {
@@ -144,8 +145,6 @@ final class GroupRouter {
             group = r.groupId();
         } else if (body instanceof ConsumerGroupHeartbeatRequestData r) {
             group = r.groupId();
-        } else if (body instanceof ConsumerGroupDescribeRequestData r) {
-            group = r.groupIds().isEmpty() ? null : r.groupIds().get(0);
         } else {
             group = null;
         }

@@ -38,12 +38,14 @@ public final class RequestRouter implements RequestHandler {
     private final PartitionRouting partitions;
     private final GroupRouter groups;
     private final AnyBrokerForwarder anyBroker;
+    private final ListGroupsMerger listGroups;
     private final AddressRewriter rewriter;
     private final ProduceApi produce = new ProduceApi();
     private final FetchApi fetch = new FetchApi();
     private final ListOffsetsApi listOffsets = new ListOffsetsApi();
     private final OffsetForLeaderEpochApi offsetForLeaderEpoch = new OffsetForLeaderEpochApi();
     private final DescribeGroupsApi describeGroups = new DescribeGroupsApi();
+    private final ConsumerGroupDescribeApi consumerGroupDescribe = new ConsumerGroupDescribeApi();
     private final DeleteGroupsApi deleteGroups = new DeleteGroupsApi();
     private final OffsetFetchGroupsApi offsetFetchGroups = new OffsetFetchGroupsApi();
 
@@ -66,8 +68,9 @@ public final class RequestRouter implements RequestHandler {
         this.metadata = new MetadataService(control, router, rewriter, alloc, settings.metadataMaxAge());
         this.coordinators = new FindCoordinatorResponder(identity);
         this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout());
-        this.groups = new GroupRouter(router, retries, metrics, settings.requestTimeout());
+        this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()));
         this.anyBroker = new AnyBrokerForwarder(router);
+        this.listGroups = new ListGroupsMerger(router);
     }
 
     @Override
@@ -125,9 +128,44 @@ public final class RequestRouter implements RequestHandler {
             case GROUP:
                 return routeGroup(request, client);
             case ANY_BROKER_REWRITTEN:
-                return widen(anyBroker.forward(request, client, frame -> rewriteDescribeCluster(request, client, frame)));
+                return widen(anyBroker.forward(request, client, true,
+                        frame -> rewriteDescribeCluster(request, client, frame)));
+            case ALL_BROKERS:
+                return widen(listGroups.forward(request, client));
             default:
-                return widen(anyBroker.forward(request, client));
+                return routeAnyBroker(request, client);
+        }
+    }
+
+    private CompletableFuture<ReferenceCounted> routeAnyBroker(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        switch (request.apiKey()) {
+            case INIT_PRODUCER_ID:
+                if (TransactionRefusal.refuses(request.decodeBody())) {
+                    return refuse(request, client, TransactionRefusal.ERROR);
+                }
+                break;
+            case DESCRIBE_CONFIGS:
+            case ALTER_CONFIGS:
+            case INCREMENTAL_ALTER_CONFIGS:
+                ApiMessage refused = BrokerConfigRefusal.answer(request.decodeBody());
+                if (refused != null) {
+                    return respond(request, client, refused);
+                }
+                break;
+            default:
+                break;
+        }
+        return widen(anyBroker.forward(request, client, policy.reads(request.apiKey())));
+    }
+
+    private static CompletableFuture<ReferenceCounted> refuse(RequestFrame request, ClientContext client, Errors error) {
+        try {
+            return CompletableFuture.completedFuture(ErrorResponder.respond(client.alloc(), request, error));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            request.release();
         }
     }
 
@@ -136,6 +174,9 @@ public final class RequestRouter implements RequestHandler {
         switch (request.apiKey()) {
             case PRODUCE:
                 ProduceRequestData produceRequest = request.decodeBody();
+                if (TransactionRefusal.refuses(produceRequest)) {
+                    return refuse(request, client, TransactionRefusal.ERROR);
+                }
                 CompletableFuture<ReferenceCounted> result = partitions.execute(produce, request, produceRequest, client);
                 if (produceRequest.acks() != 0) {
                     return result;
@@ -184,6 +225,8 @@ public final class RequestRouter implements RequestHandler {
         switch (request.apiKey()) {
             case DESCRIBE_GROUPS:
                 return partitions.execute(describeGroups, request, request.decodeBody(), client);
+            case CONSUMER_GROUP_DESCRIBE:
+                return partitions.execute(consumerGroupDescribe, request, request.decodeBody(), client);
             case DELETE_GROUPS:
                 return partitions.execute(deleteGroups, request, request.decodeBody(), client);
             case OFFSET_FETCH:

@@ -13,5 +13,7 @@ enum Route {
     /** Sent to any live broker, response forwarded as is. */
     ANY_BROKER,
     /** Sent to any live broker, broker addresses in the response rewritten. */
-    ANY_BROKER_REWRITTEN
+    ANY_BROKER_REWRITTEN,
+    /** Sent to every live broker, answers merged (each broker only knows its own part). */
+    ALL_BROKERS
 }

@@ -2,7 +2,9 @@ package io.leasehold.proxy.routing;
 
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
@@ -16,6 +18,10 @@ final class RoutePolicy {
     static final short PRODUCE_MAX = 9;
     /** Fetch v16+ adds node_endpoints and current_leader (broker addresses). */
     static final short FETCH_MAX = 15;
+
+    /** Requests that only read, so a broker that does not answer may be replaced by the next one. */
+    private static final Set<ApiKeys> READS = EnumSet.of(ApiKeys.METADATA, ApiKeys.DESCRIBE_CLUSTER,
+            ApiKeys.DESCRIBE_CONFIGS, ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_ACLS, ApiKeys.DESCRIBE_CLIENT_QUOTAS);
 
     private final Map<ApiKeys, Route> routes;
     private final Map<ApiKeys, Short> caps;
@@ -37,11 +43,12 @@ final class RoutePolicy {
         }
         for (ApiKeys api : new ApiKeys[] {ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.CREATE_PARTITIONS,
                 ApiKeys.INIT_PRODUCER_ID, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
-                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS,
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS,
                 ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS}) {
             r.put(api, Route.ANY_BROKER);
         }
         r.put(ApiKeys.DESCRIBE_CLUSTER, Route.ANY_BROKER_REWRITTEN);
+        r.put(ApiKeys.LIST_GROUPS, Route.ALL_BROKERS);
         this.routes = Collections.unmodifiableMap(r);
         Map<ApiKeys, Short> c = new EnumMap<>(ApiKeys.class);
         c.put(ApiKeys.PRODUCE, PRODUCE_MAX);
@@ -52,6 +59,11 @@ final class RoutePolicy {
     /** How {@code api} is served, or null if the proxy does not serve it. */
     Route route(ApiKeys api) {
         return routes.get(api);
+    }
+
+    /** True if {@code api} only reads, so it may be sent again to another broker after a timeout. */
+    boolean reads(ApiKeys api) {
+        return READS.contains(api);
     }
 
     Map<ApiKeys, Route> routes() {

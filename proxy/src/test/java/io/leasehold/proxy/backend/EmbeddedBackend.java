@@ -14,7 +14,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * unit tests: the test plays the broker by feeding response bytes in pieces of its choosing.
  */
 public final class EmbeddedBackend implements AutoCloseable {
-    private final BackendConnection connection = new BackendConnection("test-broker", Duration.ofSeconds(30));
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    private final BackendConnection connection = new BackendConnection("test-broker");
     private final EmbeddedChannel channel;
 
     public EmbeddedBackend(int maxFrameBytes) {
@@ -24,12 +26,23 @@ public final class EmbeddedBackend implements AutoCloseable {
 
     /** Sends a small request whose response will be streamed; returns the future stream. */
     public CompletableFuture<ResponseStream> sendStreaming() {
-        return connection.sendStreaming(request());
+        return connection.sendStreaming(request(), DEADLINE);
     }
 
     /** Sends a small request whose response will be delivered whole. */
     public CompletableFuture<ByteBuf> send() {
-        return connection.send(request());
+        return send(DEADLINE);
+    }
+
+    /** Sends a small request that the connection waits {@code deadline} for. */
+    public CompletableFuture<ByteBuf> send(Duration deadline) {
+        return connection.send(request(), deadline);
+    }
+
+    /** Lets the channel's clock run {@code time} ahead and runs the timers that came due. */
+    public void timePasses(Duration time) {
+        channel.advanceTimeBy(time.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        channel.runScheduledPendingTasks();
     }
 
     /** The correlation id the connection gave the request it wrote last. */

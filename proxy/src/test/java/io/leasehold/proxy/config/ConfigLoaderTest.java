@@ -31,7 +31,7 @@ class ConfigLoaderTest {
         assertThat(config.etcd()).isEqualTo(new ProxyConfig.Etcd(List.of("http://127.0.0.1:2379"), "/kafscale",
                 Duration.ofSeconds(5)));
         assertThat(config.backends()).isEqualTo(new ProxyConfig.Backends(List.of(new HostPort("127.0.0.1", 19092)),
-                Duration.ofSeconds(5), Duration.ofSeconds(30)));
+                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(3)));
         assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094));
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(104_857_600, 10_000, Duration.ofMinutes(10), 64,
                 Duration.ofSeconds(10)));
@@ -45,7 +45,8 @@ class ConfigLoaderTest {
         ProxyConfig config = loader.parse("""
                 listener: { host: 127.0.0.1, port: 19000, advertisedHost: proxy.local, advertisedPort: 29000 }
                 etcd:     { endpoints: ["http://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
-                backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m }
+                backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m,
+                            controlRequestTimeout: 2s }
                 admin:    { host: 127.0.0.1, port: 19001 }
                 limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5,
                             tlsHandshakeTimeout: 3s }
@@ -58,7 +59,7 @@ class ConfigLoaderTest {
                 new ProxyConfig.Etcd(List.of("http://10.0.0.1:2379", "https://10.0.0.2:2379"), "/other",
                         Duration.ofMillis(250)),
                 new ProxyConfig.Backends(List.of(new HostPort("b1", 19092), new HostPort("::1", 19093)),
-                        Duration.ofSeconds(1), Duration.ofMinutes(1)),
+                        Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2)),
                 new ProxyConfig.Admin("127.0.0.1", 19001),
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3)),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),

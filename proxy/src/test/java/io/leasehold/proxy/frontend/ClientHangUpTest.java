@@ -58,7 +58,7 @@ class ClientHangUpTest {
             return CompletableFuture.<ReferenceCounted>completedFuture(null);
         };
         server = new FrontendServer("127.0.0.1", 0, boss, workers, sendsAfterHangUp,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(2), 1024, new BackendListener() { }),
+                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 1024, new BackendListener() { }),
                 new ProxyMetrics(new SimpleMeterRegistry()), new FrontendServer.Limits(1024, 3, Duration.ofSeconds(30), 8,
                 Duration.ofSeconds(10)));
     }

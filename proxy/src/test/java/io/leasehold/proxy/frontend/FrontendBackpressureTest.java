@@ -62,7 +62,7 @@ class FrontendBackpressureTest {
             return answer;
         };
         server = new FrontendServer("127.0.0.1", 0, boss, workers, (request, client) -> handler.handle(request, client),
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
+                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
                 new ProxyMetrics(new SimpleMeterRegistry()),
                 new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT, Duration.ofSeconds(10)));
         port = server.start().getPort();

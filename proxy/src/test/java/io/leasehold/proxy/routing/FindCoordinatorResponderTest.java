@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.junit.jupiter.api.Test;
 
 class FindCoordinatorResponderTest {
@@ -31,5 +33,30 @@ class FindCoordinatorResponderTest {
             assertThat(c.port()).isEqualTo(9092);
             assertThat(c.errorCode()).isZero();
         });
+    }
+
+    @Test
+    void transactionCoordinatorsAreRefusedWithTheErrorOfABrokerWithoutTransactions() {
+        FindCoordinatorResponseData single = responder.answer(new FindCoordinatorRequestData().setKey("payments-tx")
+                .setKeyType(CoordinatorType.TRANSACTION.id()), (short) 3);
+        FindCoordinatorResponseData batched = responder.answer(new FindCoordinatorRequestData()
+                .setCoordinatorKeys(List.of("payments-tx")).setKeyType(CoordinatorType.TRANSACTION.id()), (short) 4);
+
+        assertThat(single.errorCode()).isEqualTo(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
+        assertThat(single.errorMessage()).contains("transactions are not supported through the Leasehold proxy");
+        assertThat(single.nodeId()).isEqualTo(-1);
+        assertThat(batched.coordinators()).singleElement().satisfies(c -> {
+            assertThat(c.key()).isEqualTo("payments-tx");
+            assertThat(c.errorCode()).isEqualTo(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
+        });
+    }
+
+    @Test
+    void shareGroupCoordinatorsAreRefusedAsAnInvalidRequest() {
+        FindCoordinatorResponseData answer = responder.answer(new FindCoordinatorRequestData()
+                .setCoordinatorKeys(List.of("share")).setKeyType(CoordinatorType.SHARE.id()), (short) 6);
+
+        assertThat(answer.coordinators()).singleElement()
+                .satisfies(c -> assertThat(c.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code()));
     }
 }

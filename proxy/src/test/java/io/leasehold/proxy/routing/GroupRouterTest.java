@@ -63,7 +63,7 @@ class GroupRouterTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(registry),
-                Duration.ofSeconds(5));
+                new GroupDeadlines(Duration.ofSeconds(5)));
 
         ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.HEARTBEAT, VERSION, "c",
                 new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
