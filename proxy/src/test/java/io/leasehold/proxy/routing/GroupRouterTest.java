@@ -109,7 +109,7 @@ class GroupRouterTest {
                 .group("payments", new Ownership(1, 11)).build());
         GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                budget);
+                new GroupDeadlines(budget));
         ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.HEARTBEAT, VERSION, "c",
                 new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
         ByteBuf response = router.route(RequestFrame.parse(request), TestClients.on(session)).get(10, TimeUnit.SECONDS);

@@ -8,6 +8,7 @@ import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.frontend.ActiveRequests;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.ConnectionWork;
+import io.leasehold.proxy.frontend.NegotiatedVersions;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -197,7 +198,8 @@ class ProduceAttemptsTest {
         BrokerAddress owner = broker(request -> answerAll(request, Errors.NOT_LEADER_OR_FOLLOWER));
         ConnectionWork work = new ConnectionWork(new ActiveRequests(), () -> { });
         work.clientClosed();
-        ClientContext gone = new ClientContext(session, new PartitionWriteOrder(), work, ByteBufAllocator.DEFAULT, "gone");
+        ClientContext gone = new ClientContext(session, new PartitionWriteOrder(), work, new NegotiatedVersions(),
+                ByteBufAllocator.DEFAULT, "gone");
 
         produce(routing(ownedBy(owner)), produceFrame(5_000), gone);
 
