@@ -68,7 +68,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.workerGroup = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory());
         ProxyConfig.Backends backends = config.backends();
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
-                config.limits().maxFrameBytes(), new BackendListener() {
+                backends.maxResponseBytes(), new BackendListener() {
                     @Override
                     public void connectionOpened() {
                         metrics.backendConnectionOpened();
@@ -95,7 +95,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
                 requests, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
-                limits.tlsHandshakeTimeout()), clientTls);
+                limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
+                limits.frameCompletionTimeout()), clientTls);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining),
@@ -127,17 +128,17 @@ public final class LeaseholdProxy implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: readiness turns false, no new connections, in-flight requests finish within
-     * {@code shutdown.drainTimeout}, then everything closes.
+     * Graceful stop: readiness turns false, no new connections, each client connection stops
+     * reading and closes once the requests it has read are answered, all within
+     * {@code shutdown.drainTimeout}; then everything closes.
+     *
+     * @return true if every connection finished in time, false if the timeout cut some off
      */
-    public void drainAndClose() throws InterruptedException {
+    public boolean drainAndClose() throws InterruptedException {
         draining = true;
         boolean drained = frontend.drain(config.shutdown().drainTimeout());
-        if (!drained) {
-            LOG.warn("Drain timeout {} passed with requests still in flight; closing anyway",
-                    config.shutdown().drainTimeout());
-        }
         close();
+        return drained;
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.ReferenceCounted;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -140,6 +141,33 @@ class FrontendBackpressureTest {
                 in.skipNBytes(length - 4);
             }
             writer.join(5_000);
+        }
+    }
+
+    @Test
+    void tinyRequestsReadInOneGoWaitBeyondTheInFlightLimitInsteadOfRunningAtOnce() throws Exception {
+        int tiny = 2_000;
+        ByteArrayOutputStream burst = new ByteArrayOutputStream();
+        for (int i = 0; i < tiny; i++) {
+            burst.write(KafkaWire.apiVersionsRequest(i));
+        }
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            // About 40 KB of frames: a few socket reads bring in hundreds of requests each.
+            socket.getOutputStream().write(burst.toByteArray());
+            await().atMost(Duration.ofSeconds(5)).until(() -> held.size() >= MAX_IN_FLIGHT);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+                    .until(() -> held.size() == MAX_IN_FLIGHT);
+
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            for (int expected = 0; expected < tiny; expected++) {
+                int next = expected;
+                await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> held.size() > next);
+                assertThat(held.size() - expected).as("requests in progress at once").isLessThanOrEqualTo(MAX_IN_FLIGHT);
+                answerOldestHeld();
+                int length = in.readInt();
+                assertThat(in.readInt()).as("answers in request order").isEqualTo(expected);
+                in.skipNBytes(length - 4);
+            }
         }
     }
 
