@@ -3,14 +3,9 @@ package io.leasehold.proxy.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
-import io.leasehold.testing.ProxyConfigYaml;
-import io.leasehold.testing.ProxyProcess;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,16 +51,10 @@ class DrainUnderLoadTest {
         try (LocalCluster cluster = LocalCluster.builder("drain").brokers(1).start()) {
             cluster.createTopic("drain", 4);
             cluster.createTopic("quiet", 1);
-            int port = EtcdServer.freePort();
-            Path config = dir.resolve("proxy.yaml");
-            Files.writeString(config, new ProxyConfigYaml("127.0.0.1", port, EtcdServer.freePort(),
-                    List.of(cluster.etcdEndpoint()), cluster.prefix(), List.of(cluster.bootstrapServers().split(",")))
-                    .render(), StandardCharsets.UTF_8);
-            String bootstrap = "127.0.0.1:" + port;
-            try (ManagedProcess proxy = ManagedProcess.start("drain-proxy", JavaCommand.ofCurrentClasspath()
-                            .command(ProxyProcess.MAIN_CLASS, List.of("--config", config.toString())), cluster.logDir(),
+            try (LaunchedProxy launched = LaunchedProxy.start(cluster, dir, "drain-proxy", JavaCommand.ofCurrentClasspath(),
                     Map.of("LEASEHOLD_SHUTDOWN_DRAIN_TIMEOUT", DRAIN_TIMEOUT.toSeconds() + "s"))) {
-                proxy.awaitReady(Duration.ofSeconds(60));
+                ManagedProcess proxy = launched.process();
+                String bootstrap = launched.address();
                 Set<String> acked = ConcurrentHashMap.newKeySet();
                 Set<String> failed = ConcurrentHashMap.newKeySet();
                 AtomicBoolean stop = new AtomicBoolean();
