@@ -32,6 +32,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> connectionsRefused = new ConcurrentHashMap<>();
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Map<String, Counter> connectionsTimedOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
     private final Counter requestsQueued;
     private final Counter drainTimeouts;
     private final Counter notLeaderRejections;
@@ -156,6 +157,21 @@ public final class ProxyMetrics implements AutoCloseable {
                 .description("Client connections closed for missing a deadline, by reason")
                 .tag("reason", key)
                 .register(registry)).increment();
+    }
+
+    /**
+     * A request to a broker got no response; the client is answered with an error code inside a
+     * normal response (so the request itself counts as "ok"). {@code reason}: "unreachable",
+     * "timeout", "disconnected" or "other".
+     */
+    public void backendRequestFailed(ApiKeys api, String reason) {
+        backendFailures.computeIfAbsent(api.name + "/" + reason, key ->
+                Counter.builder("leasehold.backend.request.failures")
+                        .description("Requests to brokers that got no response, answered to the client with an error "
+                                + "code, by API and reason")
+                        .tag("api", api.name)
+                        .tag("reason", reason)
+                        .register(registry)).increment();
     }
 
     /** A client request held back until its connection has fewer than its in-flight limit in progress. */

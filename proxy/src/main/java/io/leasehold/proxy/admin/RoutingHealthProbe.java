@@ -8,8 +8,8 @@ import java.util.function.BooleanSupplier;
 /**
  * The proxy's readiness rules in one place: not ready while draining, before the routing
  * snapshot has loaded, when the snapshot has been stale (etcd watch broken) longer than the
- * configured bound, or when no backend broker is reachable. Live as long as the process runs:
- * every one of these conditions heals without a restart.
+ * configured bound, or when no backend broker is reachable: every one of these conditions heals
+ * without a restart. Live as long as the event loops that serve clients run their tasks.
  */
 public final class RoutingHealthProbe implements HealthProbe {
 
@@ -17,14 +17,18 @@ public final class RoutingHealthProbe implements HealthProbe {
     private final Duration staleRoutesUnreadyAfter;
     private final BooleanSupplier anyBackendReachable;
     private final BooleanSupplier draining;
+    private final BooleanSupplier eventLoopsResponsive;
 
     /**
      * @param staleRoutesUnreadyAfter {@code routing.staleRoutesUnreadyAfter}
      * @param anyBackendReachable     true when at least one backend broker accepts connections
      * @param draining                true once shutdown has begun
+     * @param eventLoopsResponsive    false once an event loop serving clients is stuck
      */
     public RoutingHealthProbe(RoutingTable routes, Duration staleRoutesUnreadyAfter,
-                              BooleanSupplier anyBackendReachable, BooleanSupplier draining) {
+                              BooleanSupplier anyBackendReachable, BooleanSupplier draining,
+                              BooleanSupplier eventLoopsResponsive) {
+        this.eventLoopsResponsive = eventLoopsResponsive;
         this.routes = routes;
         this.staleRoutesUnreadyAfter = staleRoutesUnreadyAfter;
         this.anyBackendReachable = anyBackendReachable;
@@ -33,7 +37,7 @@ public final class RoutingHealthProbe implements HealthProbe {
 
     @Override
     public boolean isLive() {
-        return true;
+        return eventLoopsResponsive.getAsBoolean();
     }
 
     @Override

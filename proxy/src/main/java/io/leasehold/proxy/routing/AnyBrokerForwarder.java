@@ -1,5 +1,6 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -17,10 +18,12 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class AnyBrokerForwarder {
     private final OwnerRouter router;
+    private final ProxyMetrics metrics;
     private final AtomicInteger spread = new AtomicInteger();
 
-    AnyBrokerForwarder(OwnerRouter router) {
+    AnyBrokerForwarder(OwnerRouter router, ProxyMetrics metrics) {
         this.router = router;
+        this.metrics = metrics;
     }
 
     /** Forwards and returns the broker's response bytes as they are. */
@@ -37,6 +40,7 @@ final class AnyBrokerForwarder {
                 .handle((response, error) -> {
                     try {
                         if (error != null) {
+                            metrics.backendRequestFailed(frame.apiKey(), Failures.reason(error));
                             Throwable cause = Failures.unwrap(error);
                             Errors code = cause instanceof BackendOutcomeUnknownException unknown && unknown.timedOut()
                                     ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;

@@ -282,6 +282,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * reads; a write's partitions report the failure and the client's idempotence decides.
      */
     private List<Entry<T, E>> failed(List<Routed<T, E>> routed, Throwable error) {
+        metrics.backendRequestFailed(api.apiKey(), Failures.reason(error));
         Throwable cause = Failures.unwrap(error);
         List<Entry<T, E>> retry = new ArrayList<>();
         Errors code;

@@ -13,8 +13,9 @@ class RoutingHealthProbeTest {
     private final FixedRoutingTable routes = new FixedRoutingTable();
     private final AtomicBoolean backendReachable = new AtomicBoolean(true);
     private final AtomicBoolean draining = new AtomicBoolean(false);
+    private final AtomicBoolean eventLoopsResponsive = new AtomicBoolean(true);
     private final RoutingHealthProbe probe = new RoutingHealthProbe(routes, Duration.ofSeconds(30),
-            backendReachable::get, draining::get);
+            backendReachable::get, draining::get, eventLoopsResponsive::get);
 
     @Test
     void notReadyUntilTheSnapshotIsLoaded() {
@@ -52,5 +53,14 @@ class RoutingHealthProbeTest {
         assertThat(probe.readiness().ready()).isFalse();
         assertThat(probe.readiness().reason()).startsWith("draining");
         assertThat(probe.isLive()).isTrue();
+    }
+
+    @Test
+    void notLiveOnceAnEventLoopIsStuck() {
+        assertThat(probe.isLive()).isTrue();
+
+        eventLoopsResponsive.set(false);
+
+        assertThat(probe.isLive()).isFalse();
     }
 }
