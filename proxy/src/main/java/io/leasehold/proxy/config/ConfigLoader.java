@@ -238,7 +238,7 @@ public final class ConfigLoader {
         return new ProxyConfig.Routing(
                 in.duration(key("routing", "metadataMaxAge"), Duration.ofSeconds(2)),
                 initial, max,
-                in.duration(key("routing", "staleRoutesUnreadyAfter"), Duration.ofSeconds(30)));
+                in.optionalDuration(key("routing", "staleRoutesUnreadyAfter")));
     }
 
     private static ConfigKey key(String section, String name) {

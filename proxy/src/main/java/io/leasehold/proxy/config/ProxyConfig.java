@@ -87,7 +87,11 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
                          Duration frameCompletionTimeout) {}
 
-    /** Routing behaviour: metadata cache age, retry backoff bounds, readiness bound on stale routes. */
+    /**
+     * Routing behaviour: metadata cache age, retry backoff bounds, and an optional readiness bound
+     * on stale routes ({@code null}: staleness alone never makes the proxy unready, since every
+     * replica shares etcd and would turn unready at once).
+     */
     public record Routing(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
                           Duration staleRoutesUnreadyAfter) {}
 

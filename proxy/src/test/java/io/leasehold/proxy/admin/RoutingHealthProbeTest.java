@@ -38,6 +38,15 @@ class RoutingHealthProbeTest {
     }
 
     @Test
+    void withoutABoundStaleRoutesAloneLeaveTheProxyReady() {
+        RoutingHealthProbe unbounded = new RoutingHealthProbe(routes, null, backendReachable::get, draining::get,
+                eventLoopsResponsive::get);
+        routes.loaded(RoutingSnapshot.empty()).stale(Duration.ofHours(1));
+
+        assertThat(unbounded.readiness()).isEqualTo(Readiness.ok());
+    }
+
+    @Test
     void notReadyWithoutAReachableBackend() {
         routes.loaded(RoutingSnapshot.empty());
         backendReachable.set(false);

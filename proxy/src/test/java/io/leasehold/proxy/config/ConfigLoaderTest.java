@@ -36,7 +36,7 @@ class ConfigLoaderTest {
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
                 Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30)));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
-                Duration.ofMillis(500), Duration.ofSeconds(30)));
+                Duration.ofMillis(500), null));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
     }
 
