@@ -5,14 +5,8 @@ import static io.leasehold.proxy.frontend.KafkaWire.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.ReferenceCounted;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -23,7 +17,6 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,35 +28,33 @@ import org.junit.jupiter.api.Test;
  * only its share of the slots.
  */
 class SlowClientLimitsTest {
-    private static final Duration FIRST_REQUEST = Duration.ofMillis(600);
-    private static final Duration FRAME_COMPLETION = Duration.ofMillis(600);
-    private static final Duration IDLE = Duration.ofMillis(1200);
+    /** Far above a loaded machine's scheduling stalls, far below the trickle below. */
+    private static final Duration FIRST_REQUEST = Duration.ofMillis(1500);
+    private static final Duration FRAME_COMPLETION = Duration.ofMillis(1500);
+    private static final Duration IDLE = Duration.ofMillis(2500);
+    private static final long TRICKLE_PAUSE_MS = 250;
     private static final int PER_IP = 2;
 
-    private EventLoopGroup boss;
-    private EventLoopGroup workers;
-    private FrontendServer server;
-    private SimpleMeterRegistry registry;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private volatile RequestHandler handler = KafkaWire.ANSWER_EVERYTHING;
+    private LoopbackListener listener;
+    private FrontendServer server;
     private int port;
 
     @BeforeEach
     void start() throws InterruptedException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        registry = new SimpleMeterRegistry();
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, (request, client) -> handler.handle(request, client),
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
-                new ProxyMetrics(registry), new FrontendServer.Limits(1024, 10, IDLE, 8, Duration.ofSeconds(10),
-                PER_IP, FIRST_REQUEST, FRAME_COMPLETION));
-        port = server.start().getPort();
+        // Loads the request classes now: building the first request must not eat into the first-request deadline.
+        apiVersionsRequest(0);
+        listener = new LoopbackListener((request, client) -> handler.handle(request, client), registry,
+                new FrontendServer.Limits(1024, 10, IDLE, 8, Duration.ofSeconds(10), PER_IP, FIRST_REQUEST,
+                        FRAME_COMPLETION));
+        server = listener.server();
+        port = listener.port();
     }
 
     @AfterEach
     void stop() {
-        server.close();
-        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        listener.close();
     }
 
     private double counted(String name, String reason) {
@@ -101,12 +92,12 @@ class SlowClientLimitsTest {
             assertThat(roundTrip(trickler, 1)).isEqualTo(1);
             byte[] frame = apiVersionsRequest(2);
             OutputStream out = trickler.getOutputStream();
-            // One byte every 100 ms takes about 2 s for this frame: past the frame deadline and the idle timeout.
+            // One byte every 250 ms takes about 5 s for this frame: past the frame deadline and the idle timeout.
             try {
                 for (int i = 0; i < frame.length - 1; i++) {
                     out.write(frame[i]);
                     out.flush();
-                    Thread.sleep(100);
+                    Thread.sleep(TRICKLE_PAUSE_MS);
                 }
             } catch (IOException resetByTheProxy) {
                 // Closed while trickling, as it should be.
