@@ -2,6 +2,7 @@ package io.leasehold.proxy;
 
 import io.etcd.jetcd.Client;
 import io.leasehold.proxy.admin.AdminServer;
+import io.leasehold.proxy.admin.EventLoopHeartbeat;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.admin.RoutingHealthProbe;
 import io.leasehold.proxy.backend.BackendConnector;
@@ -32,11 +33,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running proxy: every component wired from the configuration, in one place. Start order is
- * etcd watch → backends → Kafka listener → admin endpoints; {@link #drainAndClose()} reverses it.
+ * etcd watch → admin endpoints → (snapshot loaded) → backends → Kafka listener;
+ * {@link #drainAndClose()} stops them.
  */
 public final class LeaseholdProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseholdProxy.class);
     private static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
+    private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+    /** An event loop that has not run its heartbeat this long is stuck: /healthz fails. */
+    private static final Duration EVENT_LOOP_STUCK_AFTER = Duration.ofSeconds(10);
 
     private final ProxyConfig config;
     private final Client etcd;
@@ -47,6 +52,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final BackendReachability reachability;
     private final FrontendServer frontend;
     private final AdminServer admin;
+    private final EventLoopHeartbeat heartbeat;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -69,7 +75,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         ProxyConfig.Backends backends = config.backends();
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
-                config.limits().maxFrameBytes(), new BackendListener() {
+                backends.maxResponseBytes(), new BackendListener() {
                     @Override
                     public void connectionOpened() {
                         metrics.backendConnectionOpened();
@@ -96,26 +102,29 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
                 requests, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
-                limits.tlsHandshakeTimeout()), clientTls);
+                limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
+                limits.frameCompletionTimeout()), clientTls);
+        this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
-                        () -> draining),
+                        () -> draining, heartbeat::allResponsive),
                 watcher, registry);
     }
 
     /**
-     * Waits for the routing snapshot (at most {@code loadTimeout}), then listens.
+     * Opens the admin endpoints (so probes and metrics show a proxy that is still loading), waits
+     * for the routing snapshot (at most {@code loadTimeout}), then listens.
      *
      * @return the bound Kafka listener address
      */
     public InetSocketAddress start(Duration loadTimeout) throws InterruptedException {
+        admin.start();
         if (!watcher.awaitLoaded(loadTimeout)) {
             throw new IllegalStateException("routing snapshot not loaded from etcd " + config.etcd().endpoints()
                     + " within " + loadTimeout.toMillis() + " ms");
         }
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
-        admin.start();
         LOG.info("Leasehold proxy listening on {} ({}, advertised {}:{}), admin on port {}", boundAddress,
                 config.listener().tls() ? "TLS" : "plaintext", config.listener().advertisedHost(),
                 config.listener().advertisedPort(), admin.port());
@@ -128,23 +137,24 @@ public final class LeaseholdProxy implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: readiness turns false, no new connections, in-flight requests finish within
-     * {@code shutdown.drainTimeout}, then everything closes.
+     * Graceful stop: readiness turns false, no new connections, each client connection stops
+     * reading and closes once the requests it has read are answered, all within
+     * {@code shutdown.drainTimeout}; then everything closes.
+     *
+     * @return true if every connection finished in time, false if the timeout cut some off
      */
-    public void drainAndClose() throws InterruptedException {
+    public boolean drainAndClose() throws InterruptedException {
         draining = true;
         boolean drained = frontend.drain(config.shutdown().drainTimeout());
-        if (!drained) {
-            LOG.warn("Drain timeout {} passed with requests still in flight; closing anyway",
-                    config.shutdown().drainTimeout());
-        }
         close();
+        return drained;
     }
 
     @Override
     public void close() {
         frontend.close();
         admin.close();
+        heartbeat.close();
         reachability.close();
         control.close();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -19,13 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Command line entry point: {@code --config FILE} runs the proxy, {@code --validate-config FILE}
  * only checks the file (the secret and TLS files it names are read, and reported if unusable,
- * when the proxy starts). Prints {@code READY host:port} once serving; SIGTERM drains and exits 0.
+ * when the proxy starts). Prints {@code READY host:port} once serving; SIGTERM drains and exits 0,
+ * or {@value #DRAIN_TIMED_OUT} if the drain timed out and cut client connections off.
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE";
     /** How long start-up waits for the first routing snapshot from etcd. */
     private static final Duration SNAPSHOT_LOAD_TIMEOUT = Duration.ofSeconds(60);
+    /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
+    static final int DRAIN_TIMED_OUT = 3;
 
     private Main() {
     }
@@ -88,13 +91,14 @@ public final class Main {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("Shutdown requested: draining");
+            boolean drained = false;
             try {
-                proxy.drainAndClose();
+                drained = proxy.drainAndClose();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            // A drained stop is a clean exit, not "killed by SIGTERM" (143).
-            Runtime.getRuntime().halt(0);
+            // A drained stop is a clean exit, not "killed by SIGTERM" (143); a cut-off one is not clean.
+            Runtime.getRuntime().halt(drained ? 0 : DRAIN_TIMED_OUT);
         }, "leasehold-drain"));
         System.out.println("READY " + config.listener().host() + ":" + bound.getPort());
         System.out.flush();

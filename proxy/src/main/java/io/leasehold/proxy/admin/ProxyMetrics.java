@@ -32,6 +32,10 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> framesRejected = new ConcurrentHashMap<>();
     private final Map<String, Counter> connectionsRefused = new ConcurrentHashMap<>();
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
+    private final Map<String, Counter> connectionsTimedOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
+    private final Counter requestsQueued;
+    private final Counter drainTimeouts;
     private final Counter notLeaderRejections;
     private final Counter notCoordinatorRejections;
     private final Counter idleConnectionsClosed;
@@ -55,6 +59,13 @@ public final class ProxyMetrics implements AutoCloseable {
                 .register(registry);
         this.backendConnectionsOpened = Counter.builder("leasehold.backend.connections.opened")
                 .description("Connections opened to backend brokers since start")
+                .register(registry);
+        this.requestsQueued = Counter.builder("leasehold.requests.queued")
+                .description("Client requests held back because their connection had limits.maxInFlightPerConnection "
+                        + "requests in progress; each is processed when one of those finishes")
+                .register(registry);
+        this.drainTimeouts = Counter.builder("leasehold.drain.timeouts")
+                .description("Graceful drains that reached shutdown.drainTimeout with client connections still busy")
                 .register(registry);
         Gauge.builder("leasehold.client.connections", clientConnections, AtomicInteger::get)
                 .description("Open client connections").register(registry);
@@ -135,6 +146,43 @@ public final class ProxyMetrics implements AutoCloseable {
 
     public void idleConnectionClosed() {
         idleConnectionsClosed.increment();
+    }
+
+    /**
+     * A client connection closed because it missed a deadline: "first_request" (no complete
+     * request within limits.firstRequestTimeout) or "frame_completion" (a frame not completed
+     * within limits.frameCompletionTimeout).
+     */
+    public void connectionTimedOut(String reason) {
+        connectionsTimedOut.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.timed.out")
+                .description("Client connections closed for missing a deadline, by reason")
+                .tag("reason", key)
+                .register(registry)).increment();
+    }
+
+    /**
+     * A request to a broker got no response; the client is answered with an error code inside a
+     * normal response (so the request itself counts as "ok"). {@code reason}: "unreachable",
+     * "timeout", "disconnected" or "other".
+     */
+    public void backendRequestFailed(ApiKeys api, String reason) {
+        backendFailures.computeIfAbsent(api.name + "/" + reason, key ->
+                Counter.builder("leasehold.backend.request.failures")
+                        .description("Requests to brokers that got no response, answered to the client with an error "
+                                + "code, by API and reason")
+                        .tag("api", api.name)
+                        .tag("reason", reason)
+                        .register(registry)).increment();
+    }
+
+    /** A client request held back until its connection has fewer than its in-flight limit in progress. */
+    public void requestQueued() {
+        requestsQueued.increment();
+    }
+
+    /** A graceful drain ran out of time with client connections still busy. */
+    public void drainTimedOut() {
+        drainTimeouts.increment();
     }
 
     /** Publishes the routing snapshot's staleness and size as gauges read at scrape time. */

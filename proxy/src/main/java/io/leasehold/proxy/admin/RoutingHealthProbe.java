@@ -6,10 +6,13 @@ import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /**
- * The proxy's readiness rules in one place: not ready while draining, before the routing
- * snapshot has loaded, when the snapshot has been stale (etcd watch broken) longer than the
- * configured bound, or when no backend broker is reachable. Live as long as the process runs:
- * every one of these conditions heals without a restart.
+ * The proxy's readiness rules in one place, about this proxy's own ability to serve: not ready
+ * while draining, before the routing snapshot has loaded, or when no backend broker is
+ * reachable; and, only if a bound is configured, when the snapshot has been stale (etcd watch
+ * broken) longer than it. etcd is shared by every replica, so by default staleness is left to
+ * its metric and alert instead of turning all of them unready at once. Every one of these
+ * conditions heals without a restart. Live as long as the event loops that serve clients run
+ * their tasks.
  */
 public final class RoutingHealthProbe implements HealthProbe {
 
@@ -17,14 +20,19 @@ public final class RoutingHealthProbe implements HealthProbe {
     private final Duration staleRoutesUnreadyAfter;
     private final BooleanSupplier anyBackendReachable;
     private final BooleanSupplier draining;
+    private final BooleanSupplier eventLoopsResponsive;
 
     /**
-     * @param staleRoutesUnreadyAfter {@code routing.staleRoutesUnreadyAfter}
+     * @param staleRoutesUnreadyAfter {@code routing.staleRoutesUnreadyAfter}; {@code null} when stale
+     *                                routes alone never make this proxy unready
      * @param anyBackendReachable     true when at least one backend broker accepts connections
      * @param draining                true once shutdown has begun
+     * @param eventLoopsResponsive    false once an event loop serving clients is stuck
      */
     public RoutingHealthProbe(RoutingTable routes, Duration staleRoutesUnreadyAfter,
-                              BooleanSupplier anyBackendReachable, BooleanSupplier draining) {
+                              BooleanSupplier anyBackendReachable, BooleanSupplier draining,
+                              BooleanSupplier eventLoopsResponsive) {
+        this.eventLoopsResponsive = eventLoopsResponsive;
         this.routes = routes;
         this.staleRoutesUnreadyAfter = staleRoutesUnreadyAfter;
         this.anyBackendReachable = anyBackendReachable;
@@ -33,7 +41,7 @@ public final class RoutingHealthProbe implements HealthProbe {
 
     @Override
     public boolean isLive() {
-        return true;
+        return eventLoopsResponsive.getAsBoolean();
     }
 
     @Override
@@ -45,7 +53,7 @@ public final class RoutingHealthProbe implements HealthProbe {
             return Readiness.notReady("routing snapshot not loaded from etcd yet");
         }
         Duration staleness = routes.staleness();
-        if (staleness.compareTo(staleRoutesUnreadyAfter) > 0) {
+        if (staleRoutesUnreadyAfter != null && staleness.compareTo(staleRoutesUnreadyAfter) > 0) {
             return Readiness.notReady("routing snapshot stale for " + staleness.toMillis()
                     + "ms (etcd watch broken; bound routing.staleRoutesUnreadyAfter=" + staleRoutesUnreadyAfter.toMillis()
                     + "ms)");

@@ -19,10 +19,11 @@ final class ConfigKeys {
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
-        sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout"));
+        sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",
+                "maxResponseBytes"));
         sections.put("admin", List.of("host", "port"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
-                "tlsHandshakeTimeout"));
+                "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter"));
         sections.put("shutdown", List.of("drainTimeout"));

@@ -34,6 +34,10 @@ import java.util.Map;
 public final class ConfigLoader {
 
     private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** 8 MiB: eight times the clients' default {@code max.request.size}, small beside a 1 GiB pod. */
+    private static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
+    /** 64 MiB: above the consumers' default {@code fetch.max.bytes} (50 MiB) plus headers. */
+    private static final int DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
 
     private final Map<String, String> environment;
     private final YAMLMapper yaml;
@@ -132,13 +136,17 @@ public final class ConfigLoader {
                 in.hostPorts(key("backends", "bootstrap"), null),
                 in.duration(key("backends", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
                 in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)),
-                in.duration(key("backends", "controlRequestTimeout"), Duration.ofSeconds(3)));
+                in.duration(key("backends", "controlRequestTimeout"), Duration.ofSeconds(3)),
+                in.positiveInt(key("backends", "maxResponseBytes"), DEFAULT_MAX_RESPONSE_BYTES));
         ProxyConfig.Limits limits = new ProxyConfig.Limits(
-                in.positiveInt(key("limits", "maxFrameBytes"), 104_857_600),
+                in.positiveInt(key("limits", "maxFrameBytes"), DEFAULT_MAX_FRAME_BYTES),
                 in.positiveInt(key("limits", "maxConnections"), 10_000),
                 in.duration(key("limits", "idleTimeout"), Duration.ofMinutes(10)),
                 in.positiveInt(key("limits", "maxInFlightPerConnection"), 64),
-                in.duration(key("limits", "tlsHandshakeTimeout"), Duration.ofSeconds(10)));
+                in.duration(key("limits", "tlsHandshakeTimeout"), Duration.ofSeconds(10)),
+                in.positiveInt(key("limits", "maxConnectionsPerIp"), 100),
+                in.duration(key("limits", "firstRequestTimeout"), Duration.ofSeconds(30)),
+                in.duration(key("limits", "frameCompletionTimeout"), Duration.ofSeconds(30)));
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
@@ -231,7 +239,7 @@ public final class ConfigLoader {
         return new ProxyConfig.Routing(
                 in.duration(key("routing", "metadataMaxAge"), Duration.ofSeconds(2)),
                 initial, max,
-                in.duration(key("routing", "staleRoutesUnreadyAfter"), Duration.ofSeconds(30)));
+                in.optionalDuration(key("routing", "staleRoutesUnreadyAfter")));
     }
 
     private static ConfigKey key(String section, String name) {

@@ -77,6 +77,11 @@ final class ConfigReader {
         return scalar(key, fallback, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText);
     }
 
+    /** An optional positive duration; {@code null} when not set. */
+    Duration optionalDuration(ConfigKey key) {
+        return scalar(key, null, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText, true);
+    }
+
     /** An optional absolute file path; {@code null} when not set. */
     Path optionalFile(ConfigKey key) {
         return scalar(key, null, "an absolute file path", false, text -> {

@@ -65,13 +65,14 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     }
 
     /**
-     * Static brokers used until etcd registrations say more, and timeouts towards brokers:
+     * Static brokers used until etcd registrations say more, timeouts towards brokers, and the
+     * largest response frame a broker may send (fetch responses are far larger than requests):
      * {@code requestTimeout} bounds forwarded requests whose own fields give no longer bound,
      * {@code controlRequestTimeout} bounds each broker's answer to an idempotent read
      * (Metadata, ApiVersions, describe requests) before the next broker is asked.
      */
     public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
-                           Duration controlRequestTimeout) {
+                           Duration controlRequestTimeout, int maxResponseBytes) {
         public Backends {
             bootstrap = List.copyOf(bootstrap);
         }
@@ -80,11 +81,20 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     /** The admin HTTP endpoint: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /routes}. */
     public record Admin(String host, int port) {}
 
-    /** Resource limits protecting the proxy from single clients. */
+    /**
+     * Resource limits protecting the proxy from single clients: frame size, connection counts
+     * (in all and per client IP address), requests processed at once per connection, and the
+     * deadlines a connection must meet (TLS handshake, first request, completing a frame, idle).
+     */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
-                         Duration tlsHandshakeTimeout) {}
+                         Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
+                         Duration frameCompletionTimeout) {}
 
-    /** Routing behaviour: metadata cache age, retry backoff bounds, readiness bound on stale routes. */
+    /**
+     * Routing behaviour: metadata cache age, retry backoff bounds, and an optional readiness bound
+     * on stale routes ({@code null}: staleness alone never makes the proxy unready, since every
+     * replica shares etcd and would turn unready at once).
+     */
     public record Routing(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
                           Duration staleRoutesUnreadyAfter) {}
 

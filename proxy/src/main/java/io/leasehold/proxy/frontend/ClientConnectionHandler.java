@@ -5,16 +5,22 @@ import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCounted;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,11 +28,20 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection: parses each frame's header, hands the request to the router at once
  * (requests run concurrently), and lets the {@link ResponseSequencer} put responses back in
- * request order. Reading pauses while too many requests are in flight (acks=0 produce still
- * being delivered included), while the client is not taking its responses, or while a backend
- * socket is full.
+ * request order. At most {@code maxInFlight} requests are processed at once (acks=0 produce
+ * still being delivered included); frames read beyond that wait in arrival order, and reading
+ * pauses while any wait, while the client is not taking its responses, or while a backend
+ * socket is full. {@link ClientDeadlines} closes connections that are too slow or idle. On
+ * {@link #DRAIN} the connection stops reading, finishes what it has read, and closes.
  */
 final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
+    /** User event: the proxy is shutting down; finish the requests already read, then close. */
+    static final Object DRAIN = new Object() {
+        @Override
+        public String toString() {
+            return "DRAIN";
+        }
+    };
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnectionHandler.class);
 
     private final RequestHandler router;
@@ -35,31 +50,48 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final ActiveRequests active;
     private final ChunkedWriteHandler streamWriter;
+    private final KafkaFrameDecoder frames;
+    private final ClientDeadlines deadlines;
+    /** Frames read while {@code maxInFlight} requests were in progress, oldest first. */
+    private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
     private ResponseSequencer sequencer;
     private BackendSession backends;
     private ClientContext client;
     private ConnectionWork work;
     private boolean backendsWritable = true;
+    private boolean draining;
+    private boolean resuming;
+    private boolean closeRequested;
+    private Channel channel;
 
     /**
      * @param streamWriter the connection's {@link ChunkedWriteHandler}, which writes streamed
      *                     responses as their bytes arrive
+     * @param frames       the connection's frame decoder, asked whether a frame is partly received
      */
     ClientConnectionHandler(RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
-                            int maxInFlight, ActiveRequests active, ChunkedWriteHandler streamWriter) {
+                            FrontendServer.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
+                            KafkaFrameDecoder frames) {
         this.active = active;
         this.streamWriter = streamWriter;
+        this.frames = frames;
         this.router = router;
         this.connector = connector;
         this.metrics = metrics;
-        this.maxInFlight = maxInFlight;
+        this.maxInFlight = limits.maxInFlightPerConnection();
+        this.deadlines = new ClientDeadlines(limits.firstRequestTimeout(), limits.frameCompletionTimeout(),
+                limits.idleTimeout(), this::hasWork, this::deadlineMissed);
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         metrics.clientConnectionOpened();
+        channel = ctx.channel();
         sequencer = new ResponseSequencer(ctx.channel(), streamWriter);
-        work = new ConnectionWork(active, () -> ctx.executor().execute(() -> updateAutoRead(ctx)));
+        work = new ConnectionWork(active, () -> ctx.executor().execute(() -> {
+            deadlines.workDone();
+            resume(ctx);
+        }));
         backends = connector.openSession(ctx.channel().eventLoop(), new BackendListener() {
             @Override
             public void writabilityChanged(boolean writable) {
@@ -69,12 +101,59 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         });
         client = new ClientContext(backends, new PartitionWriteOrder(), work, new NegotiatedVersions(), ctx.alloc(),
                 String.valueOf(ctx.channel().remoteAddress()));
+        deadlines.start(ctx.channel(), ctx.pipeline().get(SslHandler.class) != null);
         ctx.fireChannelActive();
+        if (draining) {
+            closeWhenDone(ctx);
+        }
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        deadlines.requestReceived();
         ByteBuf frame = (ByteBuf) msg;
+        if (!waiting.isEmpty() || atInFlightLimit()) {
+            waiting.addLast(frame);
+            metrics.requestQueued();
+            updateAutoRead(ctx);
+            return;
+        }
+        dispatch(ctx, frame);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        deadlines.afterRead(frames.partialFrameBuffered());
+        ctx.fireChannelReadComplete();
+    }
+
+    private boolean atInFlightLimit() {
+        return sequencer.pending() >= maxInFlight || work.running() >= maxInFlight;
+    }
+
+    private boolean hasWork() {
+        return !waiting.isEmpty() || sequencer.pending() > 0 || work.running() > 0;
+    }
+
+    /** Starts waiting frames while there is room, then reading again if nothing waits. */
+    private void resume(ChannelHandlerContext ctx) {
+        if (resuming) {
+            // A request answered at once, while this loop dispatches: the loop goes on with the next one.
+            return;
+        }
+        resuming = true;
+        try {
+            while (!waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()) {
+                dispatch(ctx, waiting.pollFirst());
+            }
+        } finally {
+            resuming = false;
+        }
+        updateAutoRead(ctx);
+        closeWhenDone(ctx);
+    }
+
+    private void dispatch(ChannelHandlerContext ctx, ByteBuf frame) {
         RequestFrame request;
         try {
             request = RequestFrame.parse(frame);
@@ -109,7 +188,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             // Still arriving: it counts as in flight, and a graceful drain waits, until its last byte is out.
             stream.onClose(() -> {
                 work.finished();
-                updateAutoRead(ctx);
+                deadlines.workDone();
+                resume(ctx);
             });
         } else {
             work.finished();
@@ -128,7 +208,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         sequencer.complete(slot, response);
-        updateAutoRead(ctx);
+        deadlines.workDone();
+        resume(ctx);
     }
 
     private void reject(ChannelHandlerContext ctx, String reason, String message) {
@@ -146,7 +227,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
-        boolean read = sequencer.pending() < maxInFlight && work.running() < maxInFlight && ctx.channel().isWritable()
+        boolean read = !draining && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
                 && backendsWritable;
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
@@ -155,13 +236,47 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent) {
-            metrics.idleConnectionClosed();
-            LOG.info("Closing idle client {}", ctx.channel().remoteAddress());
-            ctx.close();
+        if (evt instanceof SslHandshakeCompletionEvent completion && completion.isSuccess()) {
+            deadlines.handshakeDone();
+        }
+        if (evt == DRAIN) {
+            draining = true;
+            if (sequencer != null) {
+                updateAutoRead(ctx);
+                closeWhenDone(ctx);
+            }
             return;
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /** While draining: once every request read has been answered, flushes the answers and closes. */
+    private void closeWhenDone(ChannelHandlerContext ctx) {
+        if (!draining || closeRequested || hasWork() || !ctx.channel().isActive()) {
+            return;
+        }
+        closeRequested = true;
+        // Written below the length prepender, behind every answer still queued for the socket.
+        ctx.pipeline().context(frames).writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void deadlineMissed(ClientDeadlines.Expiry expiry) {
+        switch (expiry) {
+            case IDLE -> {
+                metrics.idleConnectionClosed();
+                LOG.info("Closing idle client {}", client.remote());
+            }
+            case FIRST_REQUEST -> {
+                metrics.connectionTimedOut("first_request");
+                LOG.info("Closing client {}: no complete request within limits.firstRequestTimeout", client.remote());
+            }
+            case FRAME_COMPLETION -> {
+                metrics.connectionTimedOut("frame_completion");
+                LOG.info("Closing client {}: a request frame was not completed within limits.frameCompletionTimeout",
+                        client.remote());
+            }
+        }
+        channel.close();
     }
 
     @Override
@@ -179,6 +294,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.clientConnectionClosed();
+        deadlines.stop();
+        waiting.forEach(ByteBuf::release);
+        waiting.clear();
         sequencer.close();
         // Requests already read still reach their brokers, as they would had the client stayed;
         // only their retries stop, since nobody waits for the answer.

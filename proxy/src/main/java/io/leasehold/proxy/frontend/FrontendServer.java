@@ -17,26 +17,43 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client-facing Kafka listener: optional TLS, framing with a size limit, idle and connection
- * limits, one {@link ClientConnectionHandler} per connection, and a drain for graceful shutdown.
+ * The client-facing Kafka listener: optional TLS, framing with a size limit, connection slots
+ * (in all and per client address), one {@link ClientConnectionHandler} per connection, and a
+ * per-connection drain for graceful shutdown.
  */
 public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
+    /** After a drain timed out, how long closing the remaining connections may take. */
+    private static final Duration FORCED_CLOSE_WAIT = Duration.ofSeconds(2);
     /**
      * Listener limits, all from configuration. A TLS client must finish its handshake within
-     * {@code tlsHandshakeTimeout}, so connections that never do cannot pile up.
+     * {@code tlsHandshakeTimeout}, and every client must send its first complete request within
+     * {@code firstRequestTimeout} and complete each frame within {@code frameCompletionTimeout},
+     * so connections that never do cannot pile up; one client address holds at most
+     * {@code maxConnectionsPerIp} of the {@code maxConnections} slots.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
-                         Duration tlsHandshakeTimeout) {
+                         Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
+                         Duration frameCompletionTimeout) {
+
+        /** Limits without a separate per-address cap, whose first request and frames may take up to {@code idleTimeout}. */
+        public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
+                      Duration tlsHandshakeTimeout) {
+            this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
+                    maxConnections, idleTimeout, idleTimeout);
+        }
     }
 
     private final String host;
@@ -49,6 +66,7 @@ public final class FrontendServer implements AutoCloseable {
     private final Limits limits;
     private final SslContext tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
+    private final ConnectionSlots slots;
     private final ActiveRequests active = new ActiveRequests();
     private Channel serverChannel;
 
@@ -74,6 +92,7 @@ public final class FrontendServer implements AutoCloseable {
         this.metrics = metrics;
         this.limits = limits;
         this.tls = tls;
+        this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxConnectionsPerIp());
     }
 
     /** Binds the listener; returns the bound address (port 0 picks a free port). */
@@ -87,11 +106,7 @@ public final class FrontendServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        if (clients.size() >= limits.maxConnections()) {
-                            metrics.connectionRefused("max_connections");
-                            LOG.warn("Refusing client {}: {} connections already open (limits.maxConnections)",
-                                    ch.remoteAddress(), clients.size());
-                            ch.close();
+                        if (!admit(ch)) {
                             return;
                         }
                         clients.add(ch);
@@ -101,20 +116,33 @@ public final class FrontendServer implements AutoCloseable {
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics));
                         }
-                        long idle = limits.idleTimeout().toMillis();
                         // Below the prepender: streamed responses carry the broker's own length prefix.
                         ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();
+                        KafkaFrameDecoder frames = new KafkaFrameDecoder(limits.maxFrameBytes());
                         ch.pipeline().addLast(
-                                new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
                                 streamWriter,
-                                new KafkaFrameDecoder(limits.maxFrameBytes()),
+                                frames,
                                 new LengthFieldPrepender(4),
-                                new ClientConnectionHandler(router, connector, metrics,
-                                        limits.maxInFlightPerConnection(), active, streamWriter));
+                                new ClientConnectionHandler(router, connector, metrics, limits, active, streamWriter,
+                                        frames));
                     }
                 });
         serverChannel = bootstrap.bind(host, port).sync().channel();
         return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** Takes a connection slot for {@code ch}, given back when it closes; closes it if there is none. */
+    private boolean admit(SocketChannel ch) {
+        InetAddress address = ch.remoteAddress().getAddress();
+        ConnectionSlots.Refusal refusal = slots.tryAcquire(address);
+        if (refusal != null) {
+            metrics.connectionRefused(refusal.tag());
+            LOG.warn("Refusing client {}: {} reached", ch.remoteAddress(), refusal.limitKey());
+            ch.close();
+            return false;
+        }
+        ch.closeFuture().addListener(closed -> slots.release(address));
+        return true;
     }
 
     /** Client connections currently open. */
@@ -123,15 +151,30 @@ public final class FrontendServer implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: no new connections, in-flight requests finish (bounded by {@code timeout}),
-     * then every client connection is closed. Returns true if everything finished in time.
+     * Graceful stop: no new connections; every client connection stops reading, finishes the
+     * requests it has read and closes; then work the clients get no answer for (acks=0 produce)
+     * finishes. All of it bounded by {@code timeout}: connections still busy then are closed, the
+     * timeout is counted, and the result is false.
      */
     public boolean drain(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         if (serverChannel != null) {
             serverChannel.close().sync();
         }
-        boolean drained = active.awaitIdle(timeout);
-        clients.close().awaitUninterruptibly(timeout.toMillis());
+        List<Channel> open = new ArrayList<>(clients);
+        CountDownLatch closed = new CountDownLatch(open.size());
+        for (Channel ch : open) {
+            ch.closeFuture().addListener(done -> closed.countDown());
+            ch.pipeline().fireUserEventTriggered(ClientConnectionHandler.DRAIN);
+        }
+        boolean drained = closed.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                && active.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        if (!drained) {
+            metrics.drainTimedOut();
+            LOG.warn("Drain timeout {} passed: closing {} client connections with {} requests in progress",
+                    timeout, clients.size(), active.count());
+            clients.close().awaitUninterruptibly(FORCED_CLOSE_WAIT.toMillis());
+        }
         return drained;
     }
 

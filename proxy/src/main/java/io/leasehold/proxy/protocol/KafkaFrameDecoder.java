@@ -17,6 +17,11 @@ public final class KafkaFrameDecoder extends LengthFieldBasedFrameDecoder {
         super(maxFrameBytes, 0, LENGTH_BYTES, 0, LENGTH_BYTES, true);
     }
 
+    /** Whether bytes of a frame not yet complete are buffered, waiting for the rest. */
+    public boolean partialFrameBuffered() {
+        return actualReadableBytes() > 0;
+    }
+
     @Override
     protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
         return buf.getInt(offset);

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -21,10 +22,12 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class AnyBrokerForwarder {
     private final OwnerRouter router;
+    private final ProxyMetrics metrics;
     private final AtomicInteger spread = new AtomicInteger();
 
-    AnyBrokerForwarder(OwnerRouter router) {
+    AnyBrokerForwarder(OwnerRouter router, ProxyMetrics metrics) {
         this.router = router;
+        this.metrics = metrics;
     }
 
     /**
@@ -48,6 +51,7 @@ final class AnyBrokerForwarder {
         return sent.handle((response, error) -> {
             try {
                 if (error != null) {
+                    metrics.backendRequestFailed(frame.apiKey(), Failures.reason(error));
                     Throwable cause = Failures.unwrap(error);
                     Errors code = cause instanceof BackendOutcomeUnknownException unknown && unknown.timedOut()
                             ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;

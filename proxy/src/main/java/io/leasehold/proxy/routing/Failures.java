@@ -1,11 +1,29 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
+import io.leasehold.proxy.backend.BackendUnreachableException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
-/** Unwraps the exceptions that CompletableFuture chains wrap around the real cause. */
+/** Unwraps the exceptions that CompletableFuture chains wrap around the real cause, and names it. */
 final class Failures {
     private Failures() {
+    }
+
+    /**
+     * Why a request to a broker got no response, as the {@code reason} of
+     * {@code leasehold_backend_request_failures_total}: "unreachable" (never sent), "timeout"
+     * (sent, no answer in time), "disconnected" (sent, connection lost) or "other".
+     */
+    static String reason(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof BackendUnreachableException) {
+            return "unreachable";
+        }
+        if (cause instanceof BackendOutcomeUnknownException unknown) {
+            return unknown.timedOut() ? "timeout" : "disconnected";
+        }
+        return "other";
     }
 
     static Throwable unwrap(Throwable error) {

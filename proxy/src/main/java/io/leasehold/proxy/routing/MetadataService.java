@@ -5,6 +5,7 @@ import io.leasehold.proxy.protocol.KafkaMessages;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +21,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 /**
  * Topic metadata from the backends, rewritten to show only the proxy. Answers are cached for a
  * short time per (version, request), and concurrent identical requests share one backend
- * round trip. Every answer also feeds the topic id → name map.
+ * round trip. At most {@value #MAX_CACHED} answers are kept. Every answer also feeds the topic
+ * id → name map.
  */
 final class MetadataService implements TopicNameResolver {
     /** Metadata version used to learn topic ids (first version with ids everywhere we need them). */
@@ -69,7 +71,7 @@ final class MetadataService implements TopicNameResolver {
             return winner.response();
         }
         if (cache.size() > MAX_CACHED) {
-            cache.entrySet().removeIf(e -> !e.getValue().fresh(now));
+            evict(now);
         }
         fetch(request, version).whenComplete((response, error) -> {
             if (error != null) {
@@ -80,6 +82,24 @@ final class MetadataService implements TopicNameResolver {
             }
         });
         return created;
+    }
+
+    /** Drops expired answers, then, while still over the cap, the oldest ones: many distinct requests cannot grow it. */
+    private void evict(long now) {
+        cache.entrySet().removeIf(e -> !e.getValue().fresh(now));
+        int excess = cache.size() - MAX_CACHED;
+        if (excess > 0) {
+            cache.entrySet().stream()
+                    .sorted(Comparator.comparingLong(e -> e.getValue().expiresAtNanos() - now))
+                    .limit(excess)
+                    .toList()
+                    .forEach(e -> cache.remove(e.getKey(), e.getValue()));
+        }
+    }
+
+    /** Answers cached now, fresh or not yet evicted. */
+    int cachedAnswers() {
+        return cache.size();
     }
 
     private CompletableFuture<MetadataResponseData> fetch(MetadataRequestData request, short version) {

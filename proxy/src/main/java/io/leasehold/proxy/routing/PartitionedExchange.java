@@ -340,6 +340,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * client's idempotence decides. Either way the broker is remembered as not answering.
      */
     private List<Entry<T, E>> failed(BrokerAddress broker, List<Routed<T, E>> routed, Throwable error) {
+        metrics.backendRequestFailed(api.apiKey(), Failures.reason(error));
         Throwable cause = Failures.unwrap(error);
         List<Entry<T, E>> retry = new ArrayList<>();
         Errors code;

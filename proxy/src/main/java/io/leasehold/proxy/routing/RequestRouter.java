@@ -69,7 +69,7 @@ public final class RequestRouter implements RequestHandler {
         this.coordinators = new FindCoordinatorResponder(identity);
         this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout());
         this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()));
-        this.anyBroker = new AnyBrokerForwarder(router);
+        this.anyBroker = new AnyBrokerForwarder(router, metrics);
         this.listGroups = new ListGroupsMerger(router);
     }
 

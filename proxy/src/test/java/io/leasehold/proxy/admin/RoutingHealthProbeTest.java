@@ -13,8 +13,9 @@ class RoutingHealthProbeTest {
     private final FixedRoutingTable routes = new FixedRoutingTable();
     private final AtomicBoolean backendReachable = new AtomicBoolean(true);
     private final AtomicBoolean draining = new AtomicBoolean(false);
+    private final AtomicBoolean eventLoopsResponsive = new AtomicBoolean(true);
     private final RoutingHealthProbe probe = new RoutingHealthProbe(routes, Duration.ofSeconds(30),
-            backendReachable::get, draining::get);
+            backendReachable::get, draining::get, eventLoopsResponsive::get);
 
     @Test
     void notReadyUntilTheSnapshotIsLoaded() {
@@ -37,6 +38,15 @@ class RoutingHealthProbeTest {
     }
 
     @Test
+    void withoutABoundStaleRoutesAloneLeaveTheProxyReady() {
+        RoutingHealthProbe unbounded = new RoutingHealthProbe(routes, null, backendReachable::get, draining::get,
+                eventLoopsResponsive::get);
+        routes.loaded(RoutingSnapshot.empty()).stale(Duration.ofHours(1));
+
+        assertThat(unbounded.readiness()).isEqualTo(Readiness.ok());
+    }
+
+    @Test
     void notReadyWithoutAReachableBackend() {
         routes.loaded(RoutingSnapshot.empty());
         backendReachable.set(false);
@@ -52,5 +62,14 @@ class RoutingHealthProbeTest {
         assertThat(probe.readiness().ready()).isFalse();
         assertThat(probe.readiness().reason()).startsWith("draining");
         assertThat(probe.isLive()).isTrue();
+    }
+
+    @Test
+    void notLiveOnceAnEventLoopIsStuck() {
+        assertThat(probe.isLive()).isTrue();
+
+        eventLoopsResponsive.set(false);
+
+        assertThat(probe.isLive()).isFalse();
     }
 }

@@ -31,12 +31,12 @@ class ConfigLoaderTest {
         assertThat(config.etcd()).isEqualTo(new ProxyConfig.Etcd(List.of("http://127.0.0.1:2379"), "/kafscale",
                 Duration.ofSeconds(5)));
         assertThat(config.backends()).isEqualTo(new ProxyConfig.Backends(List.of(new HostPort("127.0.0.1", 19092)),
-                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(3)));
+                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(3), 64 << 20));
         assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094));
-        assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(104_857_600, 10_000, Duration.ofMinutes(10), 64,
-                Duration.ofSeconds(10)));
+        assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
+                Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30)));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
-                Duration.ofMillis(500), Duration.ofSeconds(30)));
+                Duration.ofMillis(500), null));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
     }
 
@@ -46,10 +46,11 @@ class ConfigLoaderTest {
                 listener: { host: 127.0.0.1, port: 19000, advertisedHost: proxy.local, advertisedPort: 29000 }
                 etcd:     { endpoints: ["http://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
                 backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m,
-                            controlRequestTimeout: 2s }
+                            controlRequestTimeout: 2s, maxResponseBytes: 2097152 }
                 admin:    { host: 127.0.0.1, port: 19001 }
                 limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5,
-                            tlsHandshakeTimeout: 3s }
+                            tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
+                            frameCompletionTimeout: 6s }
                 routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s }
                 shutdown: { drainTimeout: 7s }
                 """, "full.yaml");
@@ -59,9 +60,10 @@ class ConfigLoaderTest {
                 new ProxyConfig.Etcd(List.of("http://10.0.0.1:2379", "https://10.0.0.2:2379"), "/other",
                         Duration.ofMillis(250)),
                 new ProxyConfig.Backends(List.of(new HostPort("b1", 19092), new HostPort("::1", 19093)),
-                        Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2)),
+                        Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2), 2_097_152),
                 new ProxyConfig.Admin("127.0.0.1", 19001),
-                new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3)),
+                new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
+                        Duration.ofSeconds(4), Duration.ofSeconds(6)),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
                         Duration.ofSeconds(45)),
                 new ProxyConfig.Shutdown(Duration.ofSeconds(7))));

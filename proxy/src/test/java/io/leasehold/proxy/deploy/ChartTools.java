@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Runs the real chart tools for tests: helm (installed by {@code scripts/ensure-helm}) and the
@@ -65,6 +67,20 @@ final class ChartTools {
 
     Path chart() {
         return chart;
+    }
+
+    /** The alert rules docs/operations.md explains: its {@code groups:} YAML block, as written there. */
+    String documentedAlertRules() {
+        try {
+            Matcher block = Pattern.compile("```yaml\n(groups:.*?)```", Pattern.DOTALL)
+                    .matcher(Files.readString(repo.resolve("docs/operations.md")));
+            if (!block.find()) {
+                throw new IllegalStateException("no ```yaml groups: block (alert rules) in docs/operations.md");
+            }
+            return block.group(1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     CommandResult helm(String... args) {

@@ -19,8 +19,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -389,10 +387,7 @@ class HelmChartTest {
 
     @Test
     void chartAlertsAreTheOnesTheOperationsGuideExplains() throws Exception {
-        String guide = Files.readString(tools.repo().resolve("docs/operations.md"));
-        Matcher block = Pattern.compile("```yaml\n(groups:.*?)```", Pattern.DOTALL).matcher(guide);
-        assertThat(block.find()).as("alert rules in docs/operations.md").isTrue();
-        JsonNode documented = tools.documents(block.group(1)).get(0).path("groups").get(0).path("rules");
+        JsonNode documented = tools.documents(tools.documentedAlertRules()).get(0).path("groups").get(0).path("rules");
         RenderedChart chart = render("external-secure-values.yaml");
 
         JsonNode rendered = chart.only("PrometheusRule").path("spec").path("groups").get(0).path("rules");

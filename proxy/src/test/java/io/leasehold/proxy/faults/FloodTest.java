@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.leasehold.testing.BrokerProcess;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
-import io.leasehold.testing.ProxyProcess;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,13 +23,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Many producers send large records through one proxy whose JVM has a small heap and a small
  * direct-memory limit, while the only broker is frozen (SIGSTOP, shorter than its lease, so it is
  * slow rather than gone). The clients offer more than twice the proxy's memory limits; requests
- * the broker cannot take pile up in the proxy only as far as backpressure (it stops reading
- * clients whose requests cannot move on) lets them: it must survive without running out of
+ * the broker cannot take pile up in the proxy only as far as its per-connection in-flight limit
+ * lets them (it stops reading clients whose requests cannot move on): its direct memory stays
+ * within what that limit allows, its resident memory within budget, it does not run out of
  * memory, and once the broker continues every record is acknowledged and a fresh
  * client's produce and fetch work.
  */
@@ -41,29 +43,43 @@ class FloodTest {
     private static final String PROXY_MEMORY_LIMIT = "128m";
     private static final long PROXY_MEMORY_LIMIT_BYTES = 128L << 20;
     /**
-     * Requests each client may have in flight: the kafka-clients default. With 20 per client
-     * (240 MB in flight over 12 clients) this proxy runs out of direct memory and closes the
-     * clients it cannot read for (they retry, nothing is lost): its backpressure is bounded per
-     * connection ({@code limits.maxInFlightPerConnection} frames), not by a memory budget for the
-     * whole proxy. See docs/operations.md, "Fault suite results".
+     * Requests each client may have in flight: 20, four times the kafka-clients default, so the
+     * clients would put 240 MB in flight. The proxy's own limit is lower,
+     * {@link #PROXY_IN_FLIGHT}: it is what keeps memory bounded here.
      */
-    private static final int IN_FLIGHT = 5;
+    private static final int IN_FLIGHT = 20;
+    /** {@code limits.maxInFlightPerConnection} of the proxy under test. */
+    private static final int PROXY_IN_FLIGHT = 4;
     private static final Duration STALL = Duration.ofSeconds(4);
+    /**
+     * What the in-flight limit allows in direct memory: each client has at most
+     * {@link #PROXY_IN_FLIGHT} requests of one 1 MiB batch in progress, 12 × 4 × 1 MiB = 48 MiB,
+     * plus what one socket read per connection brought in beyond them, plus Netty's chunk
+     * granularity. Without the limit the proxy reads everything offered, up to its 128 MiB cap.
+     */
+    private static final long DIRECT_BUDGET_BYTES = 100L << 20;
+    /** Heap and direct limits (256 MiB) plus metaspace, code cache and thread stacks. */
+    private static final long RSS_BUDGET_BYTES = 384L << 20;
+
+    @TempDir
+    Path dir;
 
     @Test
     void proxyMemoryStaysBoundedWhileTheBrokerStallsAndEverythingIsAckedAfterwards() throws Exception {
         List<String> jvm = List.of("-Xmx" + PROXY_MEMORY_LIMIT, "-XX:MaxDirectMemorySize=" + PROXY_MEMORY_LIMIT,
                 "-XX:+UseSerialGC");
-        try (LocalCluster cluster = LocalCluster.builder("flood").brokers(1).leaseTtl(Duration.ofSeconds(10))
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start()) {
+        try (LocalCluster cluster = LocalCluster.builder("flood").brokers(1).leaseTtl(Duration.ofSeconds(10)).start();
+             LaunchedProxy proxy = LaunchedProxy.start(cluster, dir, "flood-proxy",
+                     new JavaCommand(System.getProperty("java.class.path"), jvm),
+                     Map.of("LEASEHOLD_LIMITS_MAX_IN_FLIGHT_PER_CONNECTION", String.valueOf(PROXY_IN_FLIGHT)))) {
             cluster.createTopic("flood", 4);
             cluster.createTopic("steady", 1);
-            ProxyProcess proxy = cluster.startProxy();
             BrokerProcess broker = cluster.broker(1);
             ProxyMemory memory = new ProxyMemory(proxy.adminUrl());
             long offered = (long) PRODUCERS * RECORDS_PER_PRODUCER * RECORD_BYTES;
             ExecutorService clients = Executors.newFixedThreadPool(PRODUCERS);
             long peak = 0;
+            long peakDirect = 0;
             try {
                 List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
                 for (int i = 0; i < PRODUCERS; i++) {
@@ -79,6 +95,7 @@ class FloodTest {
                     long stallEnd = System.nanoTime() + STALL.toNanos();
                     while (System.nanoTime() < stallEnd) {
                         peak = Math.max(peak, memory.usedBytes());
+                        peakDirect = Math.max(peakDirect, memory.directBytes());
                         Thread.sleep(100);
                     }
                 } finally {
@@ -89,14 +106,19 @@ class FloodTest {
                     total += count.get(120, TimeUnit.SECONDS);
                 }
                 producers.forEach(KafkaProducer::close);
+                long peakRss = ProxyMemory.peakRssBytes(proxy.process().pid());
                 System.out.printf("flood: %d MB offered by %d producers while the broker was stopped %d s; proxy (-Xmx%s, "
-                        + "direct %s) peaked at %d MB heap+direct; %d records acked after the broker continued%n",
-                        offered >> 20, PRODUCERS, STALL.toSeconds(), PROXY_MEMORY_LIMIT, PROXY_MEMORY_LIMIT, peak >> 20, total);
+                        + "direct %s) peaked at %d MB heap+direct (%d MB direct), %d MB resident; %d records acked "
+                        + "after the broker continued%n", offered >> 20, PRODUCERS, STALL.toSeconds(), PROXY_MEMORY_LIMIT,
+                        PROXY_MEMORY_LIMIT, peak >> 20, peakDirect >> 20, peakRss >> 20, total);
+                assertThat(peakDirect).as("direct memory held for requests, at most what the in-flight limits allow")
+                        .isLessThanOrEqualTo(DIRECT_BUDGET_BYTES);
+                assertThat(peakRss).as("the proxy's peak resident memory").isLessThanOrEqualTo(RSS_BUDGET_BYTES);
                 assertThat(total).as("records acknowledged after recovery").isEqualTo((long) PRODUCERS * RECORDS_PER_PRODUCER);
             } finally {
                 clients.shutdownNow();
             }
-            assertThat(proxy.isAlive()).as("the proxy survived the flood").isTrue();
+            assertThat(proxy.process().isAlive()).as("the proxy survived the flood").isTrue();
             assertThat(offered).as("the clients offered more than the proxy may hold").isGreaterThan(2 * PROXY_MEMORY_LIMIT_BYTES);
             assertThat(Files.readString(proxy.process().stderrLog())).as("proxy log").doesNotContain("OutOfMemoryError");
             try (SteadyTraffic steady = new SteadyTraffic(proxy.address(), "steady").start()) {

@@ -5,13 +5,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Reads a proxy's memory use from its Prometheus {@code /metrics}: JVM heap in use (all heap
- * pools) plus the direct memory Netty's allocator holds, where request frames live.
+ * pools) plus the direct memory Netty's allocator holds, where request frames live; and, from
+ * {@code /proc}, the process's peak resident memory.
  */
 final class ProxyMemory {
 
@@ -27,9 +30,28 @@ final class ProxyMemory {
 
     /** Heap used plus Netty direct memory used, in bytes. */
     long usedBytes() throws IOException, InterruptedException {
-        String metrics = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String metrics = scrape();
         return sum(HEAP, metrics) + sum(DIRECT, metrics);
+    }
+
+    /** Netty direct memory used, in bytes: where request frames wait. */
+    long directBytes() throws IOException, InterruptedException {
+        return sum(DIRECT, scrape());
+    }
+
+    /** The peak resident set size of process {@code pid} so far (Linux {@code VmHWM}), in bytes. */
+    static long peakRssBytes(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
+            if (line.startsWith("VmHWM:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new IllegalStateException("no VmHWM in /proc/" + pid + "/status");
+    }
+
+    private String scrape() throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static long sum(Pattern pattern, String metrics) {

@@ -3,18 +3,13 @@ package io.leasehold.proxy.frontend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.ReferenceCounted;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -23,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -46,33 +40,25 @@ class FrontendBackpressureTest {
     /** Work of requests answered with nothing, which goes on after the (empty) answer. */
     private final List<CompletableFuture<Void>> unanswered = Collections.synchronizedList(new ArrayList<>());
     private volatile RequestHandler handler;
-    private EventLoopGroup boss;
-    private EventLoopGroup workers;
-    private FrontendServer server;
+    private LoopbackListener listener;
     private int port;
 
     @BeforeEach
     void start() throws InterruptedException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         handler = (request, client) -> {
             CompletableFuture<ReferenceCounted> answer = new CompletableFuture<>();
             requests.add(request);
             held.add(answer);
             return answer;
         };
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, (request, client) -> handler.handle(request, client),
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
-                new ProxyMetrics(new SimpleMeterRegistry()),
+        listener = new LoopbackListener((request, client) -> handler.handle(request, client), new SimpleMeterRegistry(),
                 new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT, Duration.ofSeconds(10)));
-        port = server.start().getPort();
+        port = listener.port();
     }
 
     @AfterEach
     void stop() {
-        server.close();
-        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        listener.close();
         synchronized (requests) {
             requests.forEach(RequestFrame::release);
         }
@@ -140,6 +126,33 @@ class FrontendBackpressureTest {
                 in.skipNBytes(length - 4);
             }
             writer.join(5_000);
+        }
+    }
+
+    @Test
+    void tinyRequestsReadInOneGoWaitBeyondTheInFlightLimitInsteadOfRunningAtOnce() throws Exception {
+        int tiny = 2_000;
+        ByteArrayOutputStream burst = new ByteArrayOutputStream();
+        for (int i = 0; i < tiny; i++) {
+            burst.write(KafkaWire.apiVersionsRequest(i));
+        }
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            // About 40 KB of frames: a few socket reads bring in hundreds of requests each.
+            socket.getOutputStream().write(burst.toByteArray());
+            await().atMost(Duration.ofSeconds(5)).until(() -> held.size() >= MAX_IN_FLIGHT);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+                    .until(() -> held.size() == MAX_IN_FLIGHT);
+
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            for (int expected = 0; expected < tiny; expected++) {
+                int next = expected;
+                await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> held.size() > next);
+                assertThat(held.size() - expected).as("requests in progress at once").isLessThanOrEqualTo(MAX_IN_FLIGHT);
+                answerOldestHeld();
+                int length = in.readInt();
+                assertThat(in.readInt()).as("answers in request order").isEqualTo(expected);
+                in.skipNBytes(length - 4);
+            }
         }
     }
 

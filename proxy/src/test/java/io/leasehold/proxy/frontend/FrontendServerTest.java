@@ -6,13 +6,7 @@ import static io.leasehold.proxy.frontend.KafkaWire.lengthThen;
 import static io.leasehold.proxy.frontend.KafkaWire.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
@@ -28,28 +22,20 @@ import org.junit.jupiter.api.Test;
 class FrontendServerTest {
     private static final int MAX_FRAME = 1024;
 
-    private EventLoopGroup boss;
-    private EventLoopGroup workers;
-    private FrontendServer server;
-    private SimpleMeterRegistry registry;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private LoopbackListener listener;
     private int port;
 
     @BeforeEach
     void start() throws InterruptedException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        registry = new SimpleMeterRegistry();
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
-                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 3, Duration.ofSeconds(2), 8, Duration.ofSeconds(10)));
-        port = server.start().getPort();
+        listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry,
+                new FrontendServer.Limits(MAX_FRAME, 3, Duration.ofSeconds(2), 8, Duration.ofSeconds(10)));
+        port = listener.port();
     }
 
     @AfterEach
     void stop() {
-        server.close();
-        workers.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-        boss.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        listener.close();
     }
 
     private boolean closedAfter(byte[] bytes) throws IOException {

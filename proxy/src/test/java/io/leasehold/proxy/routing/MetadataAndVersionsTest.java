@@ -114,6 +114,23 @@ class MetadataAndVersionsTest {
     }
 
     @Test
+    void manyDistinctRequestsWithinTheMaxAgeDoNotGrowTheCacheBeyondItsCap() throws Exception {
+        MetadataService metadata = new MetadataService(session, router,
+                new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                Duration.ofMinutes(10));
+        List<CompletableFuture<MetadataResponseData>> answers = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            MetadataRequestData request = new MetadataRequestData().setTopics(List.of(
+                    new MetadataRequestData.MetadataRequestTopic().setName("topic-" + i)));
+            answers.add(metadata.metadata(request, (short) 12));
+            assertThat(metadata.cachedAnswers()).as("cached after %d distinct requests", i + 1).isLessThanOrEqualTo(256);
+        }
+        for (CompletableFuture<MetadataResponseData> answer : answers) {
+            answer.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void advertisesTheIntersectionOfWhatTheProxyServesAndTheBackendsSupport() throws Exception {
         ApiVersionsService versions = new ApiVersionsService(session, router, new RoutePolicy(),
                 ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));

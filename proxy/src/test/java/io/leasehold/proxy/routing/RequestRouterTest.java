@@ -13,6 +13,7 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCounted;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -40,12 +42,14 @@ class RequestRouterTest {
 
     /** Knows its API versions, but hangs up on every Metadata request. */
     private static ApiMessage hangsUpOnMetadata(ApiMessage request) {
-        if (request instanceof MetadataRequestData) {
+        if (request instanceof MetadataRequestData || request instanceof CreateTopicsRequestData) {
             return null;
         }
         ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
         keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.METADATA.id).setMinVersion((short) 0)
                 .setMaxVersion((short) 12));
+        keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.CREATE_TOPICS.id).setMinVersion((short) 2)
+                .setMaxVersion((short) 7));
         return new ApiVersionsResponseData().setApiKeys(keys);
     }
 
@@ -83,5 +87,26 @@ class RequestRouterTest {
                 .hasRootCauseInstanceOf(BackendOutcomeUnknownException.class);
         assertThat(broker.requests(ApiKeys.METADATA)).isEqualTo(1);
         assertThat(request.refCnt()).as("request frame released").isZero();
+    }
+
+    @Test
+    void aBrokerFailureAnsweredInsideAResponseIsCountedAsABackendFailure() throws Exception {
+        OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
+                .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
+                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(registry),
+                new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
+                        Duration.ofSeconds(5)));
+        ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.CREATE_TOPICS, (short) 7, "client",
+                new CreateTopicsRequestData().setTimeoutMs(1000));
+
+        ReferenceCounted answer = router.handle(RequestFrame.parse(buf), TestClients.on(clientSession))
+                .get(10, TimeUnit.SECONDS);
+
+        assertThat(answer).as("answered with an error code inside a CreateTopics response").isNotNull();
+        answer.release();
+        assertThat(registry.get("leasehold.backend.request.failures").tag("api", ApiKeys.CREATE_TOPICS.name)
+                .tag("reason", "disconnected").counter().count()).isEqualTo(1);
     }
 }

@@ -1,0 +1,45 @@
+package io.leasehold.proxy.frontend;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A plaintext {@link FrontendServer} on a free loopback port with its own one-thread event
+ * loops, for the listener's tests; closing it stops the server and its loops.
+ */
+final class LoopbackListener implements AutoCloseable {
+    private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final FrontendServer server;
+    private final int port;
+
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits)
+            throws InterruptedException {
+        server = new FrontendServer("127.0.0.1", 0, boss, workers, handler,
+                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
+                new ProxyMetrics(registry), limits);
+        port = server.start().getPort();
+    }
+
+    int port() {
+        return port;
+    }
+
+    FrontendServer server() {
+        return server;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}
