@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The complete set of keys the proxy understands; anything else in a config file is an error. */
+/**
+ * The complete set of keys the proxy understands; anything else in a config file is an error.
+ * A section whose name has a dot ({@code listener.sasl}) is a mapping nested in its parent section.
+ */
 final class ConfigKeys {
 
     static final Map<String, List<String>> SECTIONS = sections();
@@ -17,6 +20,7 @@ final class ConfigKeys {
         Map<String, List<String>> sections = new LinkedHashMap<>();
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
+        sections.put("listener.sasl", List.of("mechanisms", "usersFile"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout"));

@@ -68,7 +68,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             }
         });
         client = new ClientContext(backends, new PartitionWriteOrder(), work, ctx.alloc(),
-                String.valueOf(ctx.channel().remoteAddress()));
+                String.valueOf(ctx.channel().remoteAddress()), ctx.channel());
         ctx.fireChannelActive();
     }
 
