@@ -16,6 +16,11 @@ final class ConfigKeys {
     private ConfigKeys() {
     }
 
+    /** The sections that stand at the top level of the file (not nested in another). */
+    static List<String> topLevel() {
+        return SECTIONS.keySet().stream().filter(name -> !name.contains(".")).toList();
+    }
+
     private static Map<String, List<String>> sections() {
         Map<String, List<String>> sections = new LinkedHashMap<>();
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",

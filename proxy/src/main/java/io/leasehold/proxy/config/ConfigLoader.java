@@ -85,14 +85,14 @@ public final class ConfigLoader {
         }
         if (!tree.isObject()) {
             throw new ConfigException(List.of(sourceName + ": expected a mapping of sections ("
-                    + String.join(", ", ConfigKeys.SECTIONS.keySet()) + ") at the top level, got "
+                    + String.join(", ", ConfigKeys.topLevel()) + ") at the top level, got "
                     + ConfigReader.describe(tree)));
         }
         return (ObjectNode) tree;
     }
 
     private static void checkKnownKeys(ObjectNode root, String sourceName, List<String> problems) {
-        List<String> topLevel = ConfigKeys.SECTIONS.keySet().stream().filter(name -> !name.contains(".")).toList();
+        List<String> topLevel = ConfigKeys.topLevel();
         for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> section = it.next();
             if (!topLevel.contains(section.getKey())) {
