@@ -75,6 +75,12 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
+        if (!ctx.channel().isActive()) {
+            // Decoded from the same read after the connection was closed: nobody is left to answer,
+            // and handling each would log one line per frame (a 512 KiB read can hold 131072 frames).
+            frame.release();
+            return;
+        }
         RequestFrame request;
         try {
             request = RequestFrame.parse(frame);

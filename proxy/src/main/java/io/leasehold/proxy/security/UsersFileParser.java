@@ -8,6 +8,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,12 +63,17 @@ public final class UsersFileParser {
             }
         }
         Map<String, UserCredentials> users = new LinkedHashMap<>();
+        Set<String> names = new HashSet<>();
         JsonNode list = root.get("users");
         for (int i = 0; i < list.size(); i++) {
             String where = source + ": users[" + i + "]";
+            JsonNode name = list.get(i).get("name");
+            if (name != null && name.isTextual() && !names.add(name.asText())) {
+                problems.add(where + ": user '" + name.asText() + "' is listed twice");
+            }
             UserCredentials user = user(list.get(i), where, problems);
-            if (user != null && users.putIfAbsent(user.name(), user) != null) {
-                problems.add(where + ": user '" + user.name() + "' is listed twice");
+            if (user != null) {
+                users.putIfAbsent(user.name(), user);
             }
         }
         if (!problems.isEmpty()) {
