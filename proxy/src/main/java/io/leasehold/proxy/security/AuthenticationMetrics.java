@@ -18,12 +18,17 @@ public final class AuthenticationMetrics {
         this.registry = registry;
     }
 
-    void succeeded(String mechanism) {
+    /** A client authenticated with {@code mechanism}. */
+    public void succeeded(String mechanism) {
         count(mechanism, "success", "none");
     }
 
-    /** @param mechanism an enabled mechanism, or "none" when the client named one that is not */
-    void failed(String mechanism, String reason) {
+    /**
+     * A SASL exchange failed for {@code reason} (see {@link AuthenticationFailure#reason()}).
+     *
+     * @param mechanism an enabled mechanism, or "none" when the client named one that is not
+     */
+    public void failed(String mechanism, String reason) {
         count(mechanism, "failure", reason);
     }
 
