@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.proxy.testing.PrometheusScrape;
+import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestCertificates;
 import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
@@ -27,22 +28,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -158,46 +149,16 @@ class SaslListenerTest {
     }
 
     private void createTopic(String topic) throws Exception {
-        try (Admin admin = Admin.create(client(plaintext, "SCRAM-SHA-512", "alice", ALICE_PASSWORD))) {
-            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
+        StringClients.createTopic(client(plaintext, "SCRAM-SHA-512", "alice", ALICE_PASSWORD), topic, 3);
     }
 
-    private static List<String> produce(Map<String, Object> clientSettings, String topic, String prefix)
+    private static List<String> produce(Map<String, Object> connection, String topic, String prefix)
             throws Exception {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        List<String> sent = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
-            List<Future<RecordMetadata>> acks = new ArrayList<>();
-            for (int i = 0; i < RECORDS; i++) {
-                sent.add(prefix + i);
-                acks.add(producer.send(new ProducerRecord<>(topic, "k" + i, prefix + i)));
-            }
-            for (Future<RecordMetadata> ack : acks) {
-                ack.get(30, TimeUnit.SECONDS);
-            }
-        }
-        return sent;
+        return StringClients.produce(connection, topic, prefix, RECORDS);
     }
 
-    private static List<String> consume(Map<String, Object> clientSettings, String topic, int expected) {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.put(ConsumerConfig.GROUP_ID_CONFIG, "readers-" + UUID.randomUUID());
-        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(settings)) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (values.size() < expected && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-            }
-            consumer.commitSync(Duration.ofSeconds(30));
-        }
-        return values;
+    private static List<String> consume(Map<String, Object> connection, String topic, int expected) {
+        return StringClients.consume(connection, topic, "readers-" + UUID.randomUUID(), expected);
     }
 
     @Test
@@ -245,7 +206,7 @@ class SaslListenerTest {
     }
 
     /** Runs kcat against {@code proxy} with SASL; returns its exit code, stdout lines and stderr. */
-    private KcatRun kcat(SaslProxy proxy, String mechanism, String user, String password, String input,
+    private StringClients.KcatRun kcat(SaslProxy proxy, String mechanism, String user, String password, String input,
                          String... arguments) throws Exception {
         List<String> command = new ArrayList<>(List.of("kcat", "-b", proxy.address(),
                 "-X", "security.protocol=" + (proxy.tls() ? "sasl_ssl" : "sasl_plaintext"),
@@ -254,20 +215,8 @@ class SaslListenerTest {
             command.addAll(List.of("-X", "ssl.ca.location=" + certs.caCert()));
         }
         command.addAll(List.of(arguments));
-        Path errors = Files.createTempFile(dir, "kcat", ".err");
-        Process kcat = new ProcessBuilder(command).redirectError(errors.toFile()).start();
-        kcat.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
-        kcat.getOutputStream().close();
-        String output = new String(kcat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!kcat.waitFor(60, TimeUnit.SECONDS)) {
-            kcat.destroyForcibly();
-            throw new AssertionError("kcat " + command + " did not exit; stderr: " + Files.readString(errors));
-        }
-        return new KcatRun(kcat.exitValue(), output.isEmpty() ? List.of() : List.of(output.split("\n")),
-                Files.readString(errors));
+        return StringClients.kcat(command, input, dir);
     }
-
-    private record KcatRun(int exitCode, List<String> lines, String stderr) { }
 
     @Test
     void kcatProducesAndConsumesWithScramSha512AndPlain() throws Exception {
@@ -281,9 +230,9 @@ class SaslListenerTest {
                 lines.append(sent.get(i)).append('\n');
             }
 
-            KcatRun produced = kcat(plaintext, mechanism, "alice", ALICE_PASSWORD, lines.toString(),
+            StringClients.KcatRun produced = kcat(plaintext, mechanism, "alice", ALICE_PASSWORD, lines.toString(),
                     "-P", "-t", topic, "-X", "acks=all");
-            KcatRun consumed = kcat(tls, mechanism, "alice", ALICE_PASSWORD, "",
+            StringClients.KcatRun consumed = kcat(tls, mechanism, "alice", ALICE_PASSWORD, "",
                     "-C", "-t", topic, "-o", "beginning", "-c", Integer.toString(RECORDS), "-q");
 
             assertThat(produced.exitCode()).as("kcat produce with %s: %s", mechanism, produced.stderr()).isZero();
@@ -294,7 +243,7 @@ class SaslListenerTest {
 
     @Test
     void kcatWithAWrongPasswordFailsAuthentication() throws Exception {
-        KcatRun refused = kcat(plaintext, "SCRAM-SHA-512", "alice", "wrong", "", "-L", "-m", "10");
+        StringClients.KcatRun refused = kcat(plaintext, "SCRAM-SHA-512", "alice", "wrong", "", "-L", "-m", "10");
 
         assertThat(refused.exitCode()).isNotZero();
         assertThat(refused.stderr()).contains("Authentication failed");
