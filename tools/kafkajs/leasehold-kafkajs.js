@@ -10,6 +10,9 @@
 //       prints {"event":"joined",...} on each group join and
 //       {"event":"record","partition":p,"offset":"o","value":"...","receivedAt":ms} per record until
 //       stdin closes or SIGTERM, then leaves the group and prints {"event":"done"}.
+// Both modes also take [--sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U] (the password
+// from the environment variable LEASEHOLD_KAFKAJS_SASL_PASSWORD, so it is not on the command line) and
+// [--ssl-ca FILE] (TLS to the brokers, trusting that PEM CA).
 // Errors kafkajs gives up on are printed as {"event":"error","error":"..."}; the exit code is 0 only when
 // the run ended as asked (every produce line acked, or the consumer stopped on request without a crash).
 'use strict';
@@ -69,10 +72,28 @@ function stderrLogCreator() {
   };
 }
 
+function sasl(options) {
+  if (options['sasl-mechanism'] === undefined) {
+    return undefined;
+  }
+  const password = process.env.LEASEHOLD_KAFKAJS_SASL_PASSWORD;
+  if (password === undefined) {
+    fail('--sasl-mechanism needs the password in LEASEHOLD_KAFKAJS_SASL_PASSWORD');
+  }
+  return { mechanism: options['sasl-mechanism'], username: required(options, 'sasl-username'), password };
+}
+
+function ssl(options) {
+  const ca = options['ssl-ca'];
+  return ca === undefined ? undefined : { ca: [require('fs').readFileSync(ca, 'utf8')] };
+}
+
 function client(options) {
   return new Kafka({
     clientId: options['client-id'] || 'leasehold-kafkajs',
     brokers: required(options, 'brokers').split(','),
+    sasl: sasl(options),
+    ssl: ssl(options),
     logLevel: logLevel.INFO,
     logCreator: stderrLogCreator,
     retry: { retries: number(options, 'retries', 10), initialRetryTime: 100, maxRetryTime: 2000 },

@@ -80,6 +80,7 @@ app.kubernetes.io/part-of: leasehold
 {{- define "leasehold-proxy.etcdAuthDir" -}}/etc/leasehold/etcd-auth{{- end }}
 {{- define "leasehold-proxy.etcdTlsDir" -}}/etc/leasehold/etcd-tls{{- end }}
 {{- define "leasehold-proxy.listenerTlsDir" -}}/etc/leasehold/listener-tls{{- end }}
+{{- define "leasehold-proxy.listenerSaslDir" -}}/etc/leasehold/listener-sasl{{- end }}
 
 {{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
 {{- define "leasehold-proxy.config" -}}
@@ -109,6 +110,11 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $listener "tlsCaFile" (printf "%s/ca.crt" (include "leasehold-proxy.listenerTlsDir" $)) }}
 {{- $_ := set $listener "tlsClientAuth" .clientAuth }}
 {{- end }}
+{{- end }}
+{{- end }}
+{{- with .Values.listenerSasl }}
+{{- if .mechanisms }}
+{{- $_ := set $listener "sasl" (dict "mechanisms" .mechanisms "usersFile" (printf "%s/users.yaml" (include "leasehold-proxy.listenerSaslDir" $))) }}
 {{- end }}
 {{- end }}
 {{- $config := dict

@@ -10,10 +10,15 @@ import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.routing.BackendReachability;
 import io.leasehold.proxy.routing.OwnerRouter;
 import io.leasehold.proxy.routing.ProxyIdentity;
 import io.leasehold.proxy.routing.RequestRouter;
+import io.leasehold.proxy.security.AuthenticationMetrics;
+import io.leasehold.proxy.security.SaslGate;
+import io.leasehold.proxy.security.SaslSettings;
+import io.leasehold.proxy.security.UsersFile;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -60,8 +65,9 @@ public final class LeaseholdProxy implements AutoCloseable {
      * Wires everything; nothing listens until {@link #start(Duration)}.
      *
      * @param clientTls the Kafka listener's server TLS context, {@code null} for plaintext
+     * @param users     the loaded users file when the listener requires SASL, else {@code null}
      */
-    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls) {
+    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls, UsersFile users) {
         this.config = config;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
@@ -97,10 +103,14 @@ public final class LeaseholdProxy implements AutoCloseable {
         RequestRouter requests = new RequestRouter(router, control, alloc, identity, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout()));
+        RequestHandler handler = config.saslRequired()
+                ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users),
+                        new AuthenticationMetrics(registry))
+                : requests;
         this.reachability = new BackendReachability(control, router, alloc);
         ProxyConfig.Limits limits = config.limits();
         this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
-                requests, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
+                handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
                 limits.frameCompletionTimeout()), clientTls);
@@ -126,7 +136,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
         LOG.info("Leasehold proxy listening on {} ({}, advertised {}:{}), admin on port {}", boundAddress,
-                config.listener().tls() ? "TLS" : "plaintext", config.listener().advertisedHost(),
+                (config.saslRequired() ? "SASL " + config.sasl().mechanisms() + " over " : "")
+                        + (config.listener().tls() ? "TLS" : "plaintext"), config.listener().advertisedHost(),
                 config.listener().advertisedPort(), admin.port());
         return boundAddress;
     }

@@ -6,7 +6,11 @@ import io.leasehold.proxy.config.ConfigLoader;
 import io.leasehold.proxy.config.EtcdClientFactory;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.config.ServerSslContextFactory;
+import io.leasehold.proxy.security.UsersCommand;
+import io.leasehold.proxy.security.UsersFile;
+import io.leasehold.proxy.security.UsersFileException;
 import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,13 +22,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Command line entry point: {@code --config FILE} runs the proxy, {@code --validate-config FILE}
- * only checks the file (the secret and TLS files it names are read, and reported if unusable,
- * when the proxy starts). Prints {@code READY host:port} once serving; SIGTERM drains and exits 0,
- * or {@value #DRAIN_TIMED_OUT} if the drain timed out and cut client connections off.
+ * only checks the file (the secret, TLS and users files it names are read, and reported if
+ * unusable, when the proxy starts), {@code users add NAME} prints a users-file entry. Prints
+ * {@code READY host:port} once serving; SIGTERM drains and exits 0, or {@value #DRAIN_TIMED_OUT}
+ * if the drain timed out and cut client connections off.
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
-    private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE";
+    private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE"
+            + " | users add NAME (password on standard input)";
+    /** How often authentication looks whether the users file changed. */
+    private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
     /** How long start-up waits for the first routing snapshot from etcd. */
     private static final Duration SNAPSHOT_LOAD_TIMEOUT = Duration.ofSeconds(60);
     /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
@@ -33,7 +41,11 @@ public final class Main {
     private Main() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws InterruptedException, IOException {
+        if (args.length == 3 && args[0].equals("users") && args[1].equals("add")) {
+            System.exit(new UsersCommand(System.in, System.out, System.err).add(args[2]));
+            return;
+        }
         if (args.length != 2 || !(args[0].equals("--config") || args[0].equals("--validate-config"))) {
             System.err.println(USAGE);
             System.exit(2);
@@ -67,6 +79,14 @@ public final class Main {
                 problems.addAll(e.problems());
             }
         }
+        UsersFile users = null;
+        if (config.saslRequired()) {
+            try {
+                users = UsersFile.load(config.sasl().usersFile(), USERS_FILE_CHECK);
+            } catch (UsersFileException e) {
+                problems.addAll(e.problems());
+            }
+        }
         Client etcd = null;
         try {
             etcd = new EtcdClientFactory(file.toString()).create(config.etcd());
@@ -80,7 +100,7 @@ public final class Main {
             System.err.println(String.join(System.lineSeparator(), problems));
             return 1;
         }
-        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls);
+        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls, users);
         InetSocketAddress bound;
         try {
             bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -50,15 +51,25 @@ public final class KafkajsProcess implements AutoCloseable {
      * logging into {@code logDir}.
      */
     public static KafkajsProcess start(String name, List<String> arguments, Path logDir, Consumer<JsonNode> listener) {
+        return start(name, arguments, Map.of(), logDir, listener);
+    }
+
+    /**
+     * Starts the client as {@link #start(String, List, Path, Consumer)} does, with {@code environment}
+     * added to its environment (e.g. {@code LEASEHOLD_KAFKAJS_SASL_PASSWORD}, kept off the command line).
+     */
+    public static KafkajsProcess start(String name, List<String> arguments, Map<String, String> environment,
+                                       Path logDir, Consumer<JsonNode> listener) {
         List<String> command = new ArrayList<>(List.of("node", script().toString()));
         command.addAll(arguments);
         Path log = logDir.resolve(name + ".log");
         try {
             Files.createDirectories(logDir);
             Files.writeString(log, "$ " + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
-            Process process = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             return new KafkajsProcess(name, process, log, listener);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start kafkajs client " + name + ": " + String.join(" ", command), e);

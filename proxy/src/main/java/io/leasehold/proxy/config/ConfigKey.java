@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /**
  * One configuration key: a section and a camelCase name, e.g. {@code listener.advertisedHost},
- * whose environment override is {@code LEASEHOLD_LISTENER_ADVERTISED_HOST}.
+ * whose environment override is {@code LEASEHOLD_LISTENER_ADVERTISED_HOST}. A section may be
+ * nested inside another ({@code listener.sasl}); its keys' variables join the parts with '_'
+ * ({@code LEASEHOLD_LISTENER_SASL_USERS_FILE}).
  */
 record ConfigKey(String section, String name) {
 
@@ -17,7 +19,7 @@ record ConfigKey(String section, String name) {
 
     /** The environment variable that overrides this key. */
     String envName() {
-        return ENV_PREFIX + upperSnake(section) + "_" + upperSnake(name);
+        return ENV_PREFIX + upperSnake(section).replace('.', '_') + "_" + upperSnake(name);
     }
 
     private static String upperSnake(String camel) {

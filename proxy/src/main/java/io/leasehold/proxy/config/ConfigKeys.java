@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The complete set of keys the proxy understands; anything else in a config file is an error. */
+/**
+ * The complete set of keys the proxy understands; anything else in a config file is an error.
+ * A section whose name has a dot ({@code listener.sasl}) is a mapping nested in its parent section.
+ */
 final class ConfigKeys {
 
     static final Map<String, List<String>> SECTIONS = sections();
@@ -13,10 +16,16 @@ final class ConfigKeys {
     private ConfigKeys() {
     }
 
+    /** The sections that stand at the top level of the file (not nested in another). */
+    static List<String> topLevel() {
+        return SECTIONS.keySet().stream().filter(name -> !name.contains(".")).toList();
+    }
+
     private static Map<String, List<String>> sections() {
         Map<String, List<String>> sections = new LinkedHashMap<>();
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
+        sections.put("listener.sasl", List.of("mechanisms", "usersFile"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",

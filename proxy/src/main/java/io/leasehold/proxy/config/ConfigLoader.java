@@ -89,36 +89,47 @@ public final class ConfigLoader {
         }
         if (!tree.isObject()) {
             throw new ConfigException(List.of(sourceName + ": expected a mapping of sections ("
-                    + String.join(", ", ConfigKeys.SECTIONS.keySet()) + ") at the top level, got "
+                    + String.join(", ", ConfigKeys.topLevel()) + ") at the top level, got "
                     + ConfigReader.describe(tree)));
         }
         return (ObjectNode) tree;
     }
 
     private static void checkKnownKeys(ObjectNode root, String sourceName, List<String> problems) {
+        List<String> topLevel = ConfigKeys.topLevel();
         for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> section = it.next();
-            List<String> known = ConfigKeys.SECTIONS.get(section.getKey());
-            if (known == null) {
+            if (!topLevel.contains(section.getKey())) {
                 problems.add(sourceName + ": " + section.getKey() + ": unknown section (known sections: "
-                        + String.join(", ", ConfigKeys.SECTIONS.keySet()) + ")");
+                        + String.join(", ", topLevel) + ")");
                 continue;
             }
-            JsonNode body = section.getValue();
-            if (body.isNull()) {
-                continue;
-            }
-            if (!body.isObject()) {
-                problems.add(sourceName + ": " + section.getKey() + ": expected a mapping of keys ("
-                        + String.join(", ", known) + "), got " + ConfigReader.describe(body));
-                continue;
-            }
-            for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
-                String name = names.next();
-                if (!known.contains(name)) {
-                    problems.add(sourceName + ": " + section.getKey() + "." + name + ": unknown key (known keys in "
-                            + section.getKey() + ": " + String.join(", ", known) + ")");
-                }
+            checkSection(section.getKey(), section.getValue(), sourceName, problems);
+        }
+    }
+
+    /** Checks one section's keys; a key naming a nested section ({@code listener.sasl}) is checked in turn. */
+    private static void checkSection(String path, JsonNode body, String sourceName, List<String> problems) {
+        List<String> known = new ArrayList<>(ConfigKeys.SECTIONS.get(path));
+        ConfigKeys.SECTIONS.keySet().stream()
+                .filter(name -> name.startsWith(path + ".") && name.indexOf('.', path.length() + 1) < 0)
+                .forEach(name -> known.add(name.substring(path.length() + 1)));
+        if (body.isNull()) {
+            return;
+        }
+        if (!body.isObject()) {
+            problems.add(sourceName + ": " + path + ": expected a mapping of keys (" + String.join(", ", known)
+                    + "), got " + ConfigReader.describe(body));
+            return;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> fields = body.fields(); fields.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            String name = field.getKey();
+            if (!known.contains(name)) {
+                problems.add(sourceName + ": " + path + "." + name + ": unknown key (known keys in " + path + ": "
+                        + String.join(", ", known) + ")");
+            } else if (ConfigKeys.SECTIONS.containsKey(path + "." + name)) {
+                checkSection(path + "." + name, field.getValue(), sourceName, problems);
             }
         }
     }
@@ -150,7 +161,7 @@ public final class ConfigLoader {
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
-        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown);
+        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in));
     }
 
     private static ProxyConfig.Listener listener(ConfigReader in) {
@@ -200,6 +211,25 @@ public final class ConfigLoader {
         }
         return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort, certFile, keyFile, caFile,
                 clientAuth == null ? ProxyConfig.ClientAuth.NONE : clientAuth);
+    }
+
+    /** SASL on the Kafka listener, {@code null} unless {@code listener.sasl.mechanisms} is set. */
+    private static ProxyConfig.Sasl sasl(ConfigReader in) {
+        ConfigKey mechanismsKey = key("listener.sasl", "mechanisms");
+        ConfigKey usersKey = key("listener.sasl", "usersFile");
+        List<String> mechanisms = in.optionalWords(mechanismsKey, ProxyConfig.Sasl.MECHANISMS);
+        Path usersFile = in.optionalFile(usersKey);
+        if (mechanisms == null) {
+            if (usersFile != null) {
+                in.problem(usersKey, "is only used with SASL: set listener.sasl.mechanisms too");
+            }
+            return null;
+        }
+        if (usersFile == null) {
+            in.problem(usersKey, "is required with listener.sasl.mechanisms: the users that PLAIN and SCRAM "
+                    + "authenticate against");
+        }
+        return new ProxyConfig.Sasl(mechanisms, usersFile);
     }
 
     private static ProxyConfig.Etcd etcd(ConfigReader in) {

@@ -144,6 +144,28 @@ final class ConfigReader {
         });
     }
 
+    /**
+     * A list of distinct words, each one of {@code choices} (written exactly as listed);
+     * {@code null} when not set, an empty list when the value is unusable (the problem is recorded).
+     */
+    List<String> optionalWords(ConfigKey key, List<String> choices) {
+        if (raw(key).isEmpty()) {
+            return null;
+        }
+        String expected = "one of " + String.join(", ", choices);
+        List<String> words = list(key, List.of(), "a non-empty list, each " + expected, text -> {
+            if (!choices.contains(text)) {
+                throw new Unfit(expected);
+            }
+            return text;
+        });
+        if (words.stream().distinct().count() < words.size()) {
+            problem(key, "lists a value more than once: " + words);
+            return List.of();
+        }
+        return words;
+    }
+
     /** Records a problem that involves several keys (a cross-field rule). */
     void problem(ConfigKey key, String message) {
         problems.add(location(key, "", false) + ": " + message);
@@ -241,7 +263,10 @@ final class ConfigReader {
         if (env != null) {
             return Optional.of(new Raw(key, null, env));
         }
-        JsonNode section = root.get(key.section());
+        JsonNode section = root;
+        for (String part : key.section().split("\\.")) {
+            section = section == null || !section.isObject() ? null : section.get(part);
+        }
         if (section == null || !section.isObject()) {
             return Optional.empty();
         }

@@ -14,7 +14,31 @@ import java.util.List;
  * and means "advertise the port actually bound".
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
-                          Limits limits, Routing routing, Shutdown shutdown) {
+                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl) {
+
+    /** A configuration without SASL on the listener. */
+    public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
+                       Shutdown shutdown) {
+        this(listener, etcd, backends, admin, limits, routing, shutdown, null);
+    }
+
+    /** Whether clients must authenticate with SASL on the Kafka listener. */
+    public boolean saslRequired() {
+        return sasl != null;
+    }
+
+    /**
+     * SASL on the Kafka listener ({@code listener.sasl}; {@code null} when not configured): the
+     * mechanisms offered, in the order the handshake lists them, and the users file they check.
+     */
+    public record Sasl(List<String> mechanisms, Path usersFile) {
+        /** The mechanisms the proxy implements, by their SASL names. */
+        public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
+
+        public Sasl {
+            mechanisms = List.copyOf(mechanisms);
+        }
+    }
 
     /**
      * Where clients connect, and the single address the proxy tier advertises to them. With

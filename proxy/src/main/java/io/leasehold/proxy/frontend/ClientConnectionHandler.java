@@ -100,7 +100,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             }
         });
         client = new ClientContext(backends, new PartitionWriteOrder(), work, new NegotiatedVersions(), ctx.alloc(),
-                String.valueOf(ctx.channel().remoteAddress()));
+                String.valueOf(ctx.channel().remoteAddress()), ctx.channel());
         deadlines.start(ctx.channel(), ctx.pipeline().get(SslHandler.class) != null);
         ctx.fireChannelActive();
         if (draining) {
@@ -112,6 +112,12 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         deadlines.requestReceived();
         ByteBuf frame = (ByteBuf) msg;
+        if (!ctx.channel().isActive()) {
+            // Decoded from the same read after the connection was closed: nobody is left to answer,
+            // and handling each would log one line per frame (a 512 KiB read can hold 131072 frames).
+            frame.release();
+            return;
+        }
         if (!waiting.isEmpty() || atInFlightLimit()) {
             waiting.addLast(frame);
             metrics.requestQueued();

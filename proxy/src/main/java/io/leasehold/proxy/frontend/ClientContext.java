@@ -2,12 +2,21 @@ package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.backend.BackendSession;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 
 /**
  * What a handler may use on behalf of one client connection: that connection's backend
  * session (on the same event loop), its produce write order, the work still running for it,
- * the API versions it negotiated, its allocator and a name for log lines.
+ * the API versions it negotiated, its allocator, a name for log lines, and the client's channel,
+ * where per-connection security state lives (its attributes, its TLS session) and which that
+ * state may close.
  */
 public record ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
-                            NegotiatedVersions versions, ByteBufAllocator alloc, String remote) {
+                            NegotiatedVersions versions, ByteBufAllocator alloc, String remote, Channel channel) {
+
+    /** A context without a client channel, for handlers that keep no per-connection state. */
+    public ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
+                         NegotiatedVersions versions, ByteBufAllocator alloc, String remote) {
+        this(backends, writeOrder, work, versions, alloc, remote, null);
+    }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.admin;
 
+import io.leasehold.proxy.security.AuthenticationMetrics;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
@@ -112,6 +113,7 @@ class ProxyMetricsTest {
         metrics.frameRejected("oversized");
         metrics.connectionRefused("max_connections");
         metrics.tlsHandshakeFailed("not_tls");
+        new AuthenticationMetrics(registry).succeeded("PLAIN");
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));

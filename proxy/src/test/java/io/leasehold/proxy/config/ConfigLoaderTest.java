@@ -89,7 +89,7 @@ class ConfigLoaderTest {
 
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
-                        + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth)",
+                        + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl)",
                 "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",

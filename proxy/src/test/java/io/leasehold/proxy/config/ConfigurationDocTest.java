@@ -41,6 +41,8 @@ class ConfigurationDocTest {
         assertThat(full.etcd().tlsKeyFile()).isEqualTo(Path.of("/etc/leasehold/etcd-tls/tls.key"));
         assertThat(full.listener().tlsClientAuth()).isEqualTo(ProxyConfig.ClientAuth.REQUIRED);
         assertThat(minimal.listener().tls()).as("plaintext unless configured").isFalse();
+        assertThat(full.sasl().mechanisms()).containsExactly("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
+        assertThat(minimal.saslRequired()).as("no SASL unless configured").isFalse();
         assertThat(minimal.shutdown().drainTimeout()).isEqualTo(Duration.ofSeconds(20));
     }
 

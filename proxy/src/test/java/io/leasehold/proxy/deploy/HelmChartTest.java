@@ -302,6 +302,34 @@ class HelmChartTest {
     }
 
     @Test
+    void usersSecretIsMountedAsADirectoryWhereTheSaslConfigPointsAndClientsAreToldToUseSasl() throws Exception {
+        RenderedChart chart = render("external-secure-values.yaml");
+        ProxyConfig config = chart.proxyConfig();
+        JsonNode mount = mount(chart.proxyContainer(), "listener-sasl");
+        JsonNode volume = null;
+        for (JsonNode candidate : chart.podSpec().path("volumes")) {
+            if ("listener-sasl".equals(candidate.path("name").asText())) {
+                volume = candidate;
+            }
+        }
+        assertThat(volume).as("listener-sasl volume").isNotNull();
+        JsonNode item = volume.path("secret").path("items").get(0);
+
+        assertThat(config.sasl().mechanisms()).containsExactly("SCRAM-SHA-512", "SCRAM-SHA-256");
+        assertThat(volume.path("secret").path("secretName").asText()).isEqualTo("kafka-proxy-users");
+        assertThat(item.path("key").asText()).isEqualTo("users.yaml");
+        assertThat(Path.of(mount.path("mountPath").asText()).resolve(item.path("path").asText()))
+                .isEqualTo(config.sasl().usersFile());
+        assertThat(mount.has("subPath")).as("a subPath mount would never see Secret updates").isFalse();
+        CommandResult install = tools.helm(withValues("external-secure-values.yaml", "install", ChartTools.RELEASE,
+                tools.chart().toString(), "--namespace", ChartTools.NAMESPACE, "--dry-run=client"));
+        assertThat(install.stdout()).contains("Clients must authenticate with SASL (SCRAM-SHA-512, SCRAM-SHA-256)")
+                .contains("security.protocol=SASL_SSL");
+
+        assertThat(render("defaults").proxyConfig().saslRequired()).as("no SASL unless mechanisms are set").isFalse();
+    }
+
+    @Test
     void loadBalancerCarriesSourceRangesAnnotationsAndAdvertisesItsName() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         JsonNode service = chart.named("Service", "lh-leasehold-proxy").orElseThrow();
@@ -356,6 +384,9 @@ class HelmChartTest {
             "listenerTls.clientAuth=required                   | at '/listenerTls/existingSecret': minLength: got 0, want 1",
             "listenerTls.clientAuth=always                     | /listenerTls/clientAuth",
             "listenerTls.existingSecret=t,listenerTls.clientCaSecret=ca | at '/listenerTls/clientAuth': value must be one of",
+            "listenerSasl.mechanisms[0]=PLAIN                  | at '/listenerSasl/usersSecret': minLength: got 0, want 1",
+            "listenerSasl.mechanisms[0]=GSSAPI,listenerSasl.usersSecret=u | /listenerSasl/mechanisms/0",
+            "listenerSasl.usersSecret=users                    | at '/listenerSasl/mechanisms': minItems",
             "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
             "imageTag=latest                                   | additional properties 'imageTag' not allowed",

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.testing.PrometheusScrape;
+import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestCertificates;
 import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,22 +23,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.SslAuthenticationException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -136,48 +130,18 @@ class ClientTlsTest {
         return settings;
     }
 
-    private void createTopic(Map<String, Object> clientSettings, String topic, int partitions) throws Exception {
-        try (Admin admin = Admin.create(clientSettings)) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
+    private static void createTopic(Map<String, Object> clientSettings, String topic, int partitions)
+            throws Exception {
+        StringClients.createTopic(clientSettings, topic, partitions);
     }
 
-    private static Set<String> produce(Map<String, Object> clientSettings, String topic, String prefix, int count)
+    private static List<String> produce(Map<String, Object> clientSettings, String topic, String prefix, int count)
             throws Exception {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        settings.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        Set<String> sent = new HashSet<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
-            List<Future<RecordMetadata>> acks = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                sent.add(prefix + i);
-                acks.add(producer.send(new ProducerRecord<>(topic, "k" + i, prefix + i)));
-            }
-            for (Future<RecordMetadata> ack : acks) {
-                ack.get(30, TimeUnit.SECONDS);
-            }
-        }
-        return sent;
+        return StringClients.produce(clientSettings, topic, prefix, count);
     }
 
     private static List<String> consume(Map<String, Object> clientSettings, String topic, int expected) {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.put(ConsumerConfig.GROUP_ID_CONFIG, "readers-" + topic);
-        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(settings)) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (values.size() < expected && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-            }
-            consumer.commitSync(Duration.ofSeconds(30));
-        }
-        return values;
+        return StringClients.consume(clientSettings, topic, "readers-" + topic, expected);
     }
 
     /** Runs kcat against {@code proxy} over TLS with {@code input} on stdin; fails unless it exits 0 in time. */
@@ -190,18 +154,9 @@ class ClientTlsTest {
                     "-X", "ssl.key.location=" + certs.key(TestCertificates.CLIENT)));
         }
         command.addAll(List.of(arguments));
-        Path errors = Files.createTempFile(dir, "kcat", ".err");
-        Process kcat = new ProcessBuilder(command).redirectError(errors.toFile()).start();
-        kcat.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
-        kcat.getOutputStream().close();
-        String output = new String(kcat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean exited = kcat.waitFor(60, TimeUnit.SECONDS);
-        if (!exited) {
-            kcat.destroyForcibly();
-        }
-        assertThat(exited && kcat.exitValue() == 0).as("kcat %s exited 0; stderr: %s", command, Files.readString(errors))
-                .isTrue();
-        return output.isEmpty() ? List.of() : List.of(output.split("\n"));
+        StringClients.KcatRun run = StringClients.kcat(command, input, dir);
+        assertThat(run.exitCode()).as("kcat %s exit code; stderr: %s", command, run.stderr()).isZero();
+        return run.lines();
     }
 
     @Test
@@ -209,7 +164,7 @@ class ClientTlsTest {
         String topic = "tls-java-" + UUID.randomUUID();
         createTopic(ssl(serverTls, false), topic, 3);
 
-        Set<String> sent = produce(ssl(serverTls, false), topic, "java-", 600);
+        List<String> sent = produce(ssl(serverTls, false), topic, "java-", 600);
         List<String> read = consume(ssl(serverTls, false), topic, sent.size());
 
         assertThat(read).hasSize(600).containsExactlyInAnyOrderElementsOf(sent);

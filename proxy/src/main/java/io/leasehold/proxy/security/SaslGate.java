@@ -1,0 +1,159 @@
+package io.leasehold.proxy.security;
+
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.MalformedRequestException;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPipeline;
+import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCounted;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * SASL in front of the request router, for a listener that requires it. Before a connection has
+ * authenticated, only ApiVersions (answered by the router, with the SASL APIs added) and the
+ * SASL APIs are served; any other request closes the connection, as a Kafka broker does. A
+ * failed exchange is answered with the protocol's error and then the connection is closed.
+ *
+ * <p>Each connection's {@link SaslAuthenticator} is kept on its channel. Requests arrive here in
+ * connection order on the event loop and SASL answers are computed at once, so the state moves
+ * in request order while responses still go through the connection's response sequencer.
+ */
+public final class SaslGate implements RequestHandler {
+    /**
+     * Largest request a client may send before it has authenticated (Kafka's default
+     * {@code sasl.server.max.receive.size}): SASL tokens are small.
+     */
+    public static final int MAX_UNAUTHENTICATED_BYTES = 512 * 1024;
+    /** After SaslHandshake v0 (not v1) the tokens come as bare frames, without SaslAuthenticate. */
+    private static final short FIRST_HANDSHAKE_WITH_AUTHENTICATE = 1;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SaslGate.class);
+    private static final AttributeKey<SaslAuthenticator> AUTHENTICATOR =
+            AttributeKey.valueOf(SaslGate.class, "authenticator");
+
+    private final RequestHandler next;
+    private final SaslSettings settings;
+    private final AuthenticationMetrics metrics;
+
+    public SaslGate(RequestHandler next, SaslSettings settings, AuthenticationMetrics metrics) {
+        this.next = next;
+        this.settings = settings;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public CompletableFuture<ReferenceCounted> handle(RequestFrame request, ClientContext client) {
+        SaslAuthenticator authenticator = authenticatorOf(client.channel());
+        ApiKeys api = request.apiKey();
+        boolean sasl = api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
+        boolean authenticated = authenticator.state() == SaslAuthenticator.State.AUTHENTICATED;
+        if (api == ApiKeys.API_VERSIONS && (authenticated || request.body().remaining() <= MAX_UNAUTHENTICATED_BYTES)) {
+            return withSaslApis(request, client);
+        }
+        if (authenticated && !sasl) {
+            return next.handle(request, client);
+        }
+        try {
+            if (authenticated) {
+                return refuse("unexpected_sasl", request + " after the connection authenticated as "
+                        + authenticator.userName());
+            }
+            if (request.body().remaining() > MAX_UNAUTHENTICATED_BYTES) {
+                return refuse("oversized", request + " with " + request.body().remaining()
+                        + " body bytes before authentication (at most " + MAX_UNAUTHENTICATED_BYTES + ")");
+            }
+            if (!sasl || authenticator.state() == SaslAuthenticator.State.FAILED) {
+                return refuse("unauthenticated", request + " before SASL authentication");
+            }
+            ApiMessage answer = api == ApiKeys.SASL_HANDSHAKE
+                    ? authenticator.handshake((SaslHandshakeRequestData) request.decodeBody())
+                    : authenticator.authenticate((SaslAuthenticateRequestData) request.decodeBody());
+            ByteBuf response = KafkaMessages.encodeResponse(client.alloc(), api, request.version(),
+                    request.correlationId(), answer);
+            if (api == ApiKeys.SASL_HANDSHAKE && request.version() < FIRST_HANDSHAKE_WITH_AUTHENTICATE
+                    && authenticator.state() == SaslAuthenticator.State.AWAITING_AUTHENTICATE) {
+                // The connection's request handler is last in the pipeline; bare tokens are caught just before it.
+                ChannelPipeline pipeline = client.channel().pipeline();
+                pipeline.addBefore(pipeline.lastContext().name(), "sasl-raw-tokens",
+                        new RawSaslTokens(authenticator, client.remote()));
+            }
+            if (authenticator.state() == SaslAuthenticator.State.FAILED) {
+                LOG.info("SASL authentication of client {} failed ({} {}); closing the connection", client.remote(),
+                        api.name, authenticator.mechanism() == null ? "" : "with " + authenticator.mechanism());
+                closeAfterResponses(client.channel());
+            }
+            return CompletableFuture.completedFuture(response);
+        } catch (MalformedRequestException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            request.release();
+        }
+    }
+
+    private SaslAuthenticator authenticatorOf(Channel channel) {
+        SaslAuthenticator authenticator = channel.attr(AUTHENTICATOR).get();
+        if (authenticator == null) {
+            authenticator = new SaslAuthenticator(settings, metrics);
+            channel.attr(AUTHENTICATOR).set(authenticator);
+        }
+        return authenticator;
+    }
+
+    /** The router's ApiVersions answer plus the SASL APIs, which the proxy serves itself. */
+    private CompletableFuture<ReferenceCounted> withSaslApis(RequestFrame request, ClientContext client) {
+        short version = request.version();
+        int correlationId = request.correlationId();
+        CompletableFuture<ReferenceCounted> answer = next.handle(request, client);
+        if (version > ApiKeys.API_VERSIONS.latestVersion()) {
+            // The router answers an unknown version with a v0 error telling the client to retry lower.
+            return answer;
+        }
+        return answer.thenApply(response -> {
+            ByteBuf frame = (ByteBuf) response;
+            try {
+                ApiVersionsResponseData data = KafkaMessages.decodeResponse(frame, ApiKeys.API_VERSIONS, version);
+                data.apiKeys().add(new ApiVersion().setApiKey(ApiKeys.SASL_HANDSHAKE.id)
+                        .setMinVersion(ApiKeys.SASL_HANDSHAKE.oldestVersion())
+                        .setMaxVersion(ApiKeys.SASL_HANDSHAKE.latestVersion()));
+                data.apiKeys().add(new ApiVersion().setApiKey(ApiKeys.SASL_AUTHENTICATE.id)
+                        .setMinVersion(ApiKeys.SASL_AUTHENTICATE.oldestVersion())
+                        .setMaxVersion(ApiKeys.SASL_AUTHENTICATE.latestVersion()));
+                return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.API_VERSIONS, version, correlationId, data);
+            } finally {
+                frame.release();
+            }
+        });
+    }
+
+    /**
+     * Closes the connection once everything already written (the failure response among it)
+     * has left: an empty write at the head of the pipeline completes after all earlier writes.
+     * It runs after the current request's response has been handed to the sequencer.
+     */
+    private static void closeAfterResponses(Channel channel) {
+        channel.eventLoop().execute(() -> {
+            if (channel.isActive()) {
+                channel.pipeline().firstContext().writeAndFlush(Unpooled.EMPTY_BUFFER)
+                        .addListener(ChannelFutureListener.CLOSE);
+            }
+        });
+    }
+
+    private static CompletableFuture<ReferenceCounted> refuse(String reason, String message) {
+        return CompletableFuture.failedFuture(new MalformedRequestException(reason, message, null));
+    }
+}

@@ -1,0 +1,365 @@
+package io.leasehold.proxy.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.ReferenceCounted;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The SASL gate on a real listener over raw sockets, with an in-test router that records what
+ * reaches it: nothing but ApiVersions gets through before authentication, SaslHandshake v0 with
+ * bare tokens works, failures are answered then closed, and seeded fuzzed SASL frames neither
+ * crash the listener nor get a request served.
+ */
+class SaslGateTest {
+    private static final int MAX_FRAME = 2 * 1024 * 1024;
+    private static final String PASSWORD = "right-password";
+
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private FrontendServer server;
+    private SimpleMeterRegistry registry;
+    private final List<ApiKeys> routed = new CopyOnWriteArrayList<>();
+    private int port;
+
+    /** Answers ApiVersions (listing Metadata only) and Metadata (empty), recording every API it is given. */
+    private final RequestHandler router = (request, client) -> {
+        try {
+            routed.add(request.apiKey());
+            ApiMessage body = request.apiKey() == ApiKeys.API_VERSIONS
+                    ? new ApiVersionsResponseData().setApiKeys(new ApiVersionsResponseData.ApiVersionCollection(
+                            List.of(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.METADATA.id)
+                                    .setMinVersion((short) 0).setMaxVersion((short) 12)).iterator()))
+                    : new MetadataResponseData();
+            return CompletableFuture.<ReferenceCounted>completedFuture(KafkaMessages.encodeResponse(client.alloc(),
+                    request.apiKey(), request.version(), request.correlationId(), body));
+        } finally {
+            request.release();
+        }
+    };
+
+    @BeforeEach
+    void start(@TempDir Path dir) throws Exception {
+        Path users = Files.writeString(dir.resolve("users.yaml"), "users: [{name: alice, password: " + PASSWORD + "}]\n");
+        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        registry = new SimpleMeterRegistry();
+        SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
+                UsersFile.load(users, Duration.ofSeconds(1))), new AuthenticationMetrics(registry));
+        server = new FrontendServer("127.0.0.1", 0, boss, workers, gate,
+                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
+                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
+                Duration.ofSeconds(10)));
+        port = server.start().getPort();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static byte[] frame(ApiKeys api, short version, int correlationId, ApiMessage body) {
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, api, version, "test", body);
+        try {
+            KafkaMessages.withRequestCorrelationId(request, correlationId);
+            byte[] bytes = new byte[request.readableBytes()];
+            request.getBytes(request.readerIndex(), bytes);
+            return bare(bytes);
+        } finally {
+            request.release();
+        }
+    }
+
+    /** A length prefix and the bytes: how tokens travel after SaslHandshake v0. */
+    private static byte[] bare(byte[] bytes) {
+        return ByteBuffer.allocate(4 + bytes.length).putInt(bytes.length).put(bytes).array();
+    }
+
+    private static byte[] plainToken(String user, String password) {
+        return ("\0" + user + "\0" + password).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Reads one response frame and decodes it as {@code api} v{@code version}. */
+    private static <T extends ApiMessage> T read(Socket socket, ApiKeys api, short version) throws IOException {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        byte[] bytes = new byte[in.readInt()];
+        in.readFully(bytes);
+        ByteBuf frame = io.netty.buffer.Unpooled.wrappedBuffer(bytes);
+        return KafkaMessages.decodeResponse(frame, api, version);
+    }
+
+    private static boolean closedByServer(Socket socket) throws IOException {
+        try {
+            while (socket.getInputStream().read() != -1) {
+                // Responses written before the close are drained first.
+            }
+            return true;
+        } catch (SocketException reset) {
+            return true;
+        }
+    }
+
+    private Socket connect() throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(5_000);
+        return socket;
+    }
+
+    private double authentications(String outcome, String reason) {
+        return registry.find("leasehold.client.authentications").tag("outcome", outcome).tag("reason", reason)
+                .counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    @Test
+    void beforeAuthenticationOnlyApiVersionsIsServedAndItListsTheSaslApis() throws IOException {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.API_VERSIONS, (short) 3, 1, new ApiVersionsRequestData()
+                    .setClientSoftwareName("t").setClientSoftwareVersion("1")));
+            ApiVersionsResponseData versions = read(socket, ApiKeys.API_VERSIONS, (short) 3);
+            assertThat(versions.apiKeys().find(ApiKeys.SASL_HANDSHAKE.id).minVersion()).isZero();
+            assertThat(versions.apiKeys().find(ApiKeys.SASL_HANDSHAKE.id).maxVersion()).isEqualTo((short) 1);
+            assertThat(versions.apiKeys().find(ApiKeys.SASL_AUTHENTICATE.id).maxVersion()).isEqualTo((short) 2);
+            assertThat(versions.apiKeys().find(ApiKeys.METADATA.id)).as("the router's own answer is kept").isNotNull();
+
+            socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 2, new MetadataRequestData()));
+            assertThat(closedByServer(socket)).as("Metadata before SASL closes the connection").isTrue();
+        }
+        assertThat(routed).containsExactly(ApiKeys.API_VERSIONS);
+        assertThat(registry.find("leasehold.frames.rejected").tag("reason", "unauthenticated").counter().count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void plainOverSaslAuthenticateLetsTheConnectionThrough() throws IOException {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            SaslHandshakeResponseData handshake = read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1);
+            assertThat(handshake.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(handshake.mechanisms()).containsExactly("SCRAM-SHA-512", "PLAIN");
+
+            socket.getOutputStream().write(frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 2,
+                    new SaslAuthenticateRequestData().setAuthBytes(plainToken("alice", PASSWORD))));
+            SaslAuthenticateResponseData authenticated = read(socket, ApiKeys.SASL_AUTHENTICATE, (short) 2);
+            assertThat(authenticated.errorCode()).isEqualTo(Errors.NONE.code());
+
+            socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 3, new MetadataRequestData()));
+            read(socket, ApiKeys.METADATA, (short) 9);
+        }
+        assertThat(routed).containsExactly(ApiKeys.METADATA);
+        assertThat(authentications("success", "none")).isEqualTo(1);
+    }
+
+    @Test
+    void handshakeV0IsFollowedByBareTokens() throws IOException {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 0, 1,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            assertThat(((SaslHandshakeResponseData) read(socket, ApiKeys.SASL_HANDSHAKE, (short) 0)).errorCode())
+                    .isEqualTo(Errors.NONE.code());
+
+            socket.getOutputStream().write(bare(plainToken("alice", PASSWORD)));
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            assertThat(in.readInt()).as("PLAIN's empty server token, bare").isZero();
+
+            socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 3, new MetadataRequestData()));
+            read(socket, ApiKeys.METADATA, (short) 9);
+        }
+        assertThat(routed).containsExactly(ApiKeys.METADATA);
+
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 0, 1,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            read(socket, ApiKeys.SASL_HANDSHAKE, (short) 0);
+            socket.getOutputStream().write(bare(plainToken("alice", "wrong")));
+            assertThat(closedByServer(socket)).as("a refused bare token closes the connection").isTrue();
+        }
+        assertThat(authentications("failure", "bad_credentials")).isEqualTo(1);
+    }
+
+    @Test
+    void wrongPasswordUnknownMechanismAndAuthenticateWithoutHandshakeAreAnsweredThenClosed() throws IOException {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1);
+            socket.getOutputStream().write(frame(ApiKeys.SASL_AUTHENTICATE, (short) 1, 2,
+                    new SaslAuthenticateRequestData().setAuthBytes(plainToken("alice", "wrong"))));
+            SaslAuthenticateResponseData refused = read(socket, ApiKeys.SASL_AUTHENTICATE, (short) 1);
+            assertThat(refused.errorCode()).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED.code());
+            assertThat(refused.errorMessage()).isEqualTo("Authentication failed: Invalid username or password");
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
+                    new SaslHandshakeRequestData().setMechanism("GSSAPI")));
+            SaslHandshakeResponseData refused = read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1);
+            assertThat(refused.errorCode()).isEqualTo(Errors.UNSUPPORTED_SASL_MECHANISM.code());
+            assertThat(refused.mechanisms()).containsExactly("SCRAM-SHA-512", "PLAIN");
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 1,
+                    new SaslAuthenticateRequestData().setAuthBytes(plainToken("alice", PASSWORD))));
+            SaslAuthenticateResponseData refused = read(socket, ApiKeys.SASL_AUTHENTICATE, (short) 2);
+            assertThat(refused.errorCode()).isEqualTo(Errors.ILLEGAL_SASL_STATE.code());
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        assertThat(routed).isEmpty();
+        assertThat(authentications("failure", "unsupported_mechanism")).isEqualTo(1);
+        assertThat(authentications("failure", "wrong_order")).isEqualTo(1);
+    }
+
+    @Test
+    void oversizedTokensBeforeAuthenticationCloseTheConnection() throws IOException {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1);
+            socket.getOutputStream().write(frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 2,
+                    new SaslAuthenticateRequestData().setAuthBytes(new byte[SaslGate.MAX_UNAUTHENTICATED_BYTES + 1])));
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        assertThat(registry.find("leasehold.frames.rejected").tag("reason", "oversized").counter().count())
+                .isEqualTo(1);
+    }
+
+    /**
+     * Seeded fuzz: connections send a few frames drawn from valid SASL and other requests (wrong
+     * credentials, so none may authenticate), in random order, with random byte flips,
+     * truncations, lying length prefixes and oversized tokens. Each must be answered or closed;
+     * the router must see nothing but ApiVersions; the listener must still serve a good client.
+     */
+    @Test
+    void fuzzedSaslFramesNeverReachTheRouterAndTheListenerKeepsServing() throws IOException {
+        long seed = Long.getLong("leasehold.fuzz.seed", System.nanoTime());
+        Random random = new Random(seed);
+        List<byte[]> pieces = List.of(
+                frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1, new SaslHandshakeRequestData().setMechanism("PLAIN")),
+                frame(ApiKeys.SASL_HANDSHAKE, (short) 0, 1, new SaslHandshakeRequestData().setMechanism("PLAIN")),
+                frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
+                        new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512")),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 2,
+                        new SaslAuthenticateRequestData().setAuthBytes(plainToken("alice", "wrong"))),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 1, 2, new SaslAuthenticateRequestData()
+                        .setAuthBytes("n,,n=alice,r=abc".getBytes(StandardCharsets.UTF_8))),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 0, 3, new SaslAuthenticateRequestData()
+                        .setAuthBytes("c=biws,r=abcdef,p=AAAA".getBytes(StandardCharsets.UTF_8))),
+                bare(plainToken("alice", "wrong")),
+                frame(ApiKeys.METADATA, (short) 9, 4, new MetadataRequestData()),
+                frame(ApiKeys.API_VERSIONS, (short) 3, 5, new ApiVersionsRequestData()
+                        .setClientSoftwareName("t").setClientSoftwareVersion("1")),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 6, new SaslAuthenticateRequestData()
+                        .setAuthBytes(new byte[SaslGate.MAX_UNAUTHENTICATED_BYTES + 100])));
+        int cases = Integer.getInteger("leasehold.fuzz.cases", 300);
+        for (int c = 0; c < cases; c++) {
+            List<byte[]> frames = new ArrayList<>();
+            for (int n = 1 + random.nextInt(4); n > 0; n--) {
+                frames.add(mutate(pieces.get(random.nextInt(pieces.size())), random));
+            }
+            try (Socket socket = connect()) {
+                for (byte[] bytes : frames) {
+                    socket.getOutputStream().write(bytes);
+                }
+                socket.shutdownOutput();
+                drain(socket, "seed " + seed + " case " + c);
+            } catch (SocketException reset) {
+                // The server closed the connection while the case was still writing: a fine outcome.
+            }
+        }
+        assertThat(routed).as("seed %d: only ApiVersions may reach the router", seed)
+                .allMatch(api -> api == ApiKeys.API_VERSIONS);
+        assertThat(authentications("success", "none")).as("seed %d: nobody authenticated", seed).isZero();
+        routed.clear();
+        plainOverSaslAuthenticateLetsTheConnectionThrough();
+    }
+
+    /** Reads until the server closes; fails if it neither answers nor closes within the socket timeout. */
+    private static void drain(Socket socket, String what) throws IOException {
+        try {
+            while (socket.getInputStream().read() != -1) {
+                // Answers are fine; only the end matters.
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            throw new AssertionError(what + ": the connection was neither answered to the end nor closed", e);
+        } catch (EOFException | SocketException closed) {
+            // Closed or reset by the server.
+        }
+    }
+
+    private static byte[] mutate(byte[] original, Random random) {
+        byte[] bytes = original.clone();
+        switch (random.nextInt(5)) {
+            case 0 -> {
+                return bytes;
+            }
+            case 1 -> {
+                for (int i = 0; i < 1 + random.nextInt(4); i++) {
+                    int at = 4 + random.nextInt(Math.max(1, bytes.length - 4));
+                    if (at < bytes.length) {
+                        bytes[at] = (byte) random.nextInt(256);
+                    }
+                }
+                return bytes;
+            }
+            case 2 -> {
+                int keep = 4 + random.nextInt(Math.max(1, bytes.length - 4));
+                byte[] truncated = java.util.Arrays.copyOf(bytes, Math.min(keep, bytes.length));
+                ByteBuffer.wrap(truncated).putInt(truncated.length - 4);
+                return truncated;
+            }
+            case 3 -> {
+                ByteBuffer.wrap(bytes).putInt(random.nextInt(64));
+                return bytes;
+            }
+            default -> {
+                ByteBuffer.wrap(bytes).putInt(bytes.length - 4 + 1 + random.nextInt(16));
+                return bytes;
+            }
+        }
+    }
+}
