@@ -112,6 +112,8 @@ class ProxyMetricsTest {
         metrics.frameRejected("oversized");
         metrics.connectionRefused("max_connections");
         metrics.tlsHandshakeFailed("not_tls");
+        metrics.connectionTimedOut("first_request");
+        metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));
