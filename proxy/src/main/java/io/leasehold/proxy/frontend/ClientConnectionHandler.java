@@ -5,6 +5,8 @@ import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.logging.ClientText;
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -52,6 +54,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private final ChunkedWriteHandler streamWriter;
     private final KafkaFrameDecoder frames;
     private final ClientDeadlines deadlines;
+    private final WarningRateLimiter warnings;
     /** Frames read while {@code maxInFlight} requests were in progress, oldest first. */
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
     private ResponseSequencer sequencer;
@@ -71,7 +74,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     ClientConnectionHandler(RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
                             FrontendServer.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
-                            KafkaFrameDecoder frames) {
+                            KafkaFrameDecoder frames, WarningRateLimiter warnings) {
+        this.warnings = warnings;
         this.active = active;
         this.streamWriter = streamWriter;
         this.frames = frames;
@@ -207,7 +211,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             if (cause instanceof MalformedRequestException malformed) {
                 reject(ctx, malformed.reason(), malformed.getMessage());
             } else {
-                LOG.warn("Closing client {}: request {} failed: {}", client.remote(), description, cause.toString());
+                warnings.warn(LOG, "request failed", ctx.channel().remoteAddress(),
+                        "Closing client {}: request {} failed: {}", client.remote(), description,
+                        ClientText.escape(cause.toString()));
                 ctx.close();
             }
             sequencer.complete(slot, null);
@@ -220,7 +226,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void reject(ChannelHandlerContext ctx, String reason, String message) {
         metrics.frameRejected(reason);
-        LOG.warn("Closing client {}: {}", ctx.channel().remoteAddress(), message);
+        warnings.warn(LOG, "rejected " + reason, ctx.channel().remoteAddress(), "Closing client {}: {}",
+                ctx.channel().remoteAddress(), ClientText.escape(message));
         ctx.close();
     }
 
@@ -292,7 +299,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         } else if (cause instanceof CorruptedFrameException) {
             reject(ctx, "malformed", "frame rejected: " + cause.getMessage());
         } else {
-            LOG.warn("Closing client {} after an error: {}", ctx.channel().remoteAddress(), cause.toString());
+            warnings.warn(LOG, "error", ctx.channel().remoteAddress(), "Closing client {} after an error: {}",
+                    ctx.channel().remoteAddress(), ClientText.escape(cause.toString()));
             ctx.close();
         }
     }

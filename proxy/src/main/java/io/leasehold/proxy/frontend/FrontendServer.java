@@ -3,6 +3,7 @@ package io.leasehold.proxy.frontend;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.transport.NettyTransport;
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.transport.SocketTuning;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -67,6 +68,8 @@ public final class FrontendServer implements AutoCloseable {
     private final SslContext tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final ConnectionSlots slots;
+    /** One warning line per reason and client address per second; shared by all connections. */
+    private final WarningRateLimiter warnings;
     private final ActiveRequests active = new ActiveRequests();
     private Channel serverChannel;
 
@@ -93,6 +96,7 @@ public final class FrontendServer implements AutoCloseable {
         this.limits = limits;
         this.tls = tls;
         this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxConnectionsPerIp());
+        this.warnings = WarningRateLimiter.perSecond();
     }
 
     /** Binds the listener; returns the bound address (port 0 picks a free port). */
@@ -114,7 +118,7 @@ public final class FrontendServer implements AutoCloseable {
                             // First in the pipeline: the limits below see the decrypted frames.
                             SslHandler ssl = tls.newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics));
+                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics, warnings));
                         }
                         // Below the prepender: streamed responses carry the broker's own length prefix.
                         ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();
@@ -124,7 +128,7 @@ public final class FrontendServer implements AutoCloseable {
                                 frames,
                                 new LengthFieldPrepender(4),
                                 new ClientConnectionHandler(router, connector, metrics, limits, active, streamWriter,
-                                        frames));
+                                        frames, warnings));
                     }
                 });
         serverChannel = bootstrap.bind(host, port).sync().channel();
@@ -137,7 +141,8 @@ public final class FrontendServer implements AutoCloseable {
         ConnectionSlots.Refusal refusal = slots.tryAcquire(address);
         if (refusal != null) {
             metrics.connectionRefused(refusal.tag());
-            LOG.warn("Refusing client {}: {} reached", ch.remoteAddress(), refusal.limitKey());
+            warnings.warn(LOG, "refused", ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(),
+                    refusal.limitKey());
             ch.close();
             return false;
         }

@@ -1,6 +1,7 @@
 package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -26,10 +27,12 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
     private enum State { HANDSHAKING, ESTABLISHED, FAILED }
 
     private final ProxyMetrics metrics;
+    private final WarningRateLimiter warnings;
     private State state = State.HANDSHAKING;
 
-    TlsHandshakeGuard(ProxyMetrics metrics) {
+    TlsHandshakeGuard(ProxyMetrics metrics, WarningRateLimiter warnings) {
         this.metrics = metrics;
+        this.warnings = warnings;
     }
 
     @Override
@@ -66,7 +69,8 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
             LOG.info("Client {} closed the connection before completing the TLS handshake ({})",
                     ctx.channel().remoteAddress(), root.toString());
         } else {
-            LOG.warn("TLS handshake with client {} failed ({}): {}", ctx.channel().remoteAddress(), reason,
+            warnings.warn(LOG, "tls " + reason, ctx.channel().remoteAddress(),
+                    "TLS handshake with client {} failed ({}): {}", ctx.channel().remoteAddress(), reason,
                     describe(reason, root));
         }
         ctx.close();

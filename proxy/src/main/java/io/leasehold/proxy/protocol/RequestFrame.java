@@ -1,5 +1,6 @@
 package io.leasehold.proxy.protocol;
 
+import io.leasehold.proxy.logging.ClientText;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCounted;
@@ -123,6 +124,6 @@ public final class RequestFrame extends AbstractReferenceCounted {
     @Override
     public String toString() {
         return apiKey().name + " v" + version() + " correlationId=" + correlationId() + " clientId="
-                + header.clientId();
+                + ClientText.escape(header.clientId());
     }
 }
