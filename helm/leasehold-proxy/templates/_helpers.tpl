@@ -121,7 +121,7 @@ app.kubernetes.io/part-of: leasehold
   "listener" $listener
   "etcd" $etcd
   "backends" $c.backends
-  "admin" (dict "host" "0.0.0.0" "port" (.Values.ports.admin | int))
+  "admin" (dict "host" $c.admin.host "port" (.Values.ports.admin | int) "routes" $c.admin.routes)
   "limits" $c.limits
   "routing" $c.routing
   "shutdown" $c.shutdown }}

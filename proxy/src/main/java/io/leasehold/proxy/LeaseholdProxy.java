@@ -116,6 +116,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 limits.frameCompletionTimeout()), clientTls);
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
+                config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);

@@ -14,31 +14,47 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+
 import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The admin HTTP endpoint on its own single-thread event loop, so a slow scraper never competes
  * with Kafka traffic: {@code /healthz} (200 while live), {@code /readyz} (200, or 503 with the
- * reason), {@code /metrics} (Prometheus text) and {@code /routes} (the routing table as JSON).
+ * reason), {@code /metrics} (Prometheus text) and, unless switched off, {@code /routes} (the
+ * routing table as JSON). The probes are answered on the event loop itself; the metrics scrape and
+ * {@code /routes} are rendered on a separate thread, so a slow or looping client of those never
+ * delays a probe. At most {@link #MAX_CONNECTIONS} admin connections are open at once.
  */
 public final class AdminServer implements AutoCloseable {
 
     private static final int MAX_REQUEST_BYTES = 16 * 1024;
     private static final int IDLE_SECONDS = 60;
+    /** Probes, one scraper and a few people with curl need far fewer; more is a client misbehaving. */
+    static final int MAX_CONNECTIONS = 32;
 
     private final String host;
     private final int requestedPort;
     private final AdminHttpHandler handler;
+    private final EventExecutor renderer;
+    private final AtomicInteger openConnections = new AtomicInteger();
     private EventLoopGroup group;
     private Channel channel;
 
-    /** @param port the port to bind, or 0 for any free port (see {@link #port()}) */
-    public AdminServer(String host, int port, HealthProbe health, RoutingTable routes,
+    /**
+     * @param port          the port to bind, or 0 for any free port (see {@link #port()})
+     * @param routesEnabled whether {@code /routes} is served; when not, it answers 404
+     */
+    public AdminServer(String host, int port, boolean routesEnabled, HealthProbe health, RoutingTable routes,
                        PrometheusMeterRegistry registry) {
         this.host = host;
         this.requestedPort = port;
-        this.handler = new AdminHttpHandler(health, routes, registry);
+        this.renderer = new DefaultEventExecutor(new DefaultThreadFactory("leasehold-admin-render", true));
+        this.handler = new AdminHttpHandler(health, routesEnabled ? routes : null, registry, renderer);
     }
 
     /** Binds the port and starts serving; returns once bound. */
@@ -54,6 +70,12 @@ public final class AdminServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (openConnections.incrementAndGet() > MAX_CONNECTIONS) {
+                                openConnections.decrementAndGet();
+                                ch.close();
+                                return;
+                            }
+                            ch.closeFuture().addListener(closed -> openConnections.decrementAndGet());
                             ch.pipeline()
                                     .addLast(new ReadTimeoutHandler(IDLE_SECONDS))
                                     .addLast(new HttpServerCodec())
@@ -92,5 +114,6 @@ public final class AdminServer implements AutoCloseable {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             group = null;
         }
+        renderer.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -30,7 +30,7 @@ final class ConfigKeys {
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",
                 "maxResponseBytes"));
-        sections.put("admin", List.of("host", "port"));
+        sections.put("admin", List.of("host", "port", "routes"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
                 "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",

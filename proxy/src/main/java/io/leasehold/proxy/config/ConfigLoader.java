@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Turns the proxy's YAML config file plus {@code LEASEHOLD_*} environment overrides into a
@@ -138,7 +139,9 @@ public final class ConfigLoader {
         ProxyConfig.Listener listener = listener(in);
         ProxyConfig.Admin admin = new ProxyConfig.Admin(
                 in.host(key("admin", "host"), "0.0.0.0"),
-                in.port(key("admin", "port"), 9094, 0));
+                in.port(key("admin", "port"), 9094, 0),
+                Objects.requireNonNullElse(in.optionalChoice(key("admin", "routes"),
+                        ProxyConfig.RoutesAccess.values()), ProxyConfig.RoutesAccess.OPEN));
         if (admin.port() != 0 && admin.port() == listener.port()) {
             in.problem(key("admin", "port"), "must differ from listener.port (both are " + admin.port() + ")");
         }

@@ -102,8 +102,19 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
         }
     }
 
-    /** The admin HTTP endpoint: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /routes}. */
-    public record Admin(String host, int port) {}
+    /**
+     * The admin HTTP endpoint: {@code /healthz}, {@code /readyz}, {@code /metrics}, and
+     * {@code /routes} unless {@code routes} is {@link RoutesAccess#OFF}.
+     */
+    public record Admin(String host, int port, RoutesAccess routes) {}
+
+    /** Whether the admin endpoint serves {@code /routes}, which names every broker, topic and group. */
+    public enum RoutesAccess {
+        /** {@code /routes} answers anyone who can reach the admin port. */
+        OPEN,
+        /** {@code /routes} answers 404, as if it did not exist. */
+        OFF
+    }
 
     /**
      * Resource limits protecting the proxy from single clients: frame size, connection counts

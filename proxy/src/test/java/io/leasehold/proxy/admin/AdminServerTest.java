@@ -13,6 +13,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,7 +42,7 @@ class AdminServerTest {
 
     @BeforeEach
     void startServer() throws InterruptedException {
-        server = new AdminServer("127.0.0.1", 0, health, routes, registry);
+        server = new AdminServer("127.0.0.1", 0, true, health, routes, registry);
         server.start();
     }
 
@@ -153,16 +159,142 @@ class AdminServerTest {
     }
 
     @Test
+    void routesFollowsANewSnapshotRatherThanServingTheRenderingOfTheOldOne() throws Exception {
+        routes.loaded(RoutingSnapshot.builder().partition("orders", 0, new Ownership(1, 30)).build());
+        assertThat(routesJson().get("partitions").get(0).get("epoch").asInt()).isEqualTo(30);
+        assertThat(routesJson().get("partitions").get(0).get("epoch").asInt()).isEqualTo(30);
+
+        routes.loaded(RoutingSnapshot.builder().partition("orders", 0, new Ownership(2, 31)).build())
+                .stale(Duration.ofMillis(700));
+        JsonNode json = routesJson();
+
+        assertThat(json.get("partitions").get(0).get("epoch").asInt()).isEqualTo(31);
+        assertThat(json.get("stalenessMillis").asLong()).isEqualTo(700);
+    }
+
+    @Test
+    void probesAnswerWhileAMetricsScrapeIsStuck() throws Exception {
+        CountDownLatch scraping = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        registry.gauge("test_stuck_scrape", release, latch -> {
+            scraping.countDown();
+            awaitQuietly(latch);
+            return 1;
+        });
+        try {
+            var scrape = http.sendAsync(HttpRequest.newBuilder(uri("/metrics")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(scraping.await(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(get("/healthz", Duration.ofSeconds(5)).statusCode()).isEqualTo(200);
+            assertThat(get("/readyz", Duration.ofSeconds(5)).statusCode()).isEqualTo(503);
+            assertThat(scrape).isNotDone();
+
+            release.countDown();
+            assertThat(scrape.get(10, TimeUnit.SECONDS).body()).contains("test_stuck_scrape 1.0");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void routesAnswers404WhenSwitchedOff() throws Exception {
+        try (AdminServer routesOff = new AdminServer("127.0.0.1", 0, false, health, routes, registry)) {
+            routesOff.start();
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + routesOff.port() + "/routes")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+
+            assertThat(response.statusCode()).isEqualTo(404);
+            assertThat(response.body()).contains("unknown path /routes").doesNotContain("or /routes");
+        }
+    }
+
+    @Test
+    void closesAdminConnectionsBeyondTheCapAndAcceptsAgainWhenOneCloses() throws Exception {
+        List<Socket> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < AdminServer.MAX_CONNECTIONS; i++) {
+                open.add(connect());
+            }
+            // The server counts connections in accept order; a probe over all of them proves every one was counted.
+            for (Socket socket : open) {
+                assertThat(probe(socket)).startsWith("HTTP/1.1 200");
+            }
+            try (Socket extra = connect()) {
+                assertThat(extra.getInputStream().read()).isEqualTo(-1);
+            }
+
+            open.remove(0).close();
+            try (Socket again = retryUntilAccepted()) {
+                assertThat(probe(again)).startsWith("HTTP/1.1 200");
+            }
+        } finally {
+            for (Socket socket : open) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
     void portInUseFailsStartWithTheAddress() {
-        AdminServer second = new AdminServer("127.0.0.1", server.port(), health, routes, registry);
+        AdminServer second = new AdminServer("127.0.0.1", server.port(), true, health, routes, registry);
 
         assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("127.0.0.1:" + server.port());
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+        return get(path, Duration.ofSeconds(10));
+    }
+
+    private HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(uri(path)).timeout(timeout).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode routesJson() throws Exception {
+        HttpResponse<String> response = get("/routes");
+        assertThat(response.statusCode()).isEqualTo(200);
+        return new ObjectMapper().readTree(response.body());
+    }
+
+    private Socket connect() throws IOException {
+        Socket socket = new Socket("127.0.0.1", server.port());
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    /** A keep-alive /healthz over a raw socket; returns the status line. */
+    private static String probe(Socket socket) throws IOException {
+        socket.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: admin\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        byte[] answer = new byte[512];
+        int read = socket.getInputStream().read(answer);
+        return read < 0 ? "closed" : new String(answer, 0, read, StandardCharsets.US_ASCII);
+    }
+
+    /** The freed slot is given back when the server sees the close, a moment after ours. */
+    private Socket retryUntilAccepted() throws Exception {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Socket socket = connect();
+            if (!probe(socket).equals("closed")) {
+                socket.close();
+                return connect();
+            }
+            socket.close();
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no admin connection accepted after one of " + AdminServer.MAX_CONNECTIONS
+                + " closed");
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private URI uri(String path) {

@@ -32,7 +32,7 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(5)));
         assertThat(config.backends()).isEqualTo(new ProxyConfig.Backends(List.of(new HostPort("127.0.0.1", 19092)),
                 Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(3), 64 << 20));
-        assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094));
+        assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094, ProxyConfig.RoutesAccess.OPEN));
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
                 Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30)));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
@@ -47,7 +47,7 @@ class ConfigLoaderTest {
                 etcd:     { endpoints: ["http://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
                 backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m,
                             controlRequestTimeout: 2s, maxResponseBytes: 2097152 }
-                admin:    { host: 127.0.0.1, port: 19001 }
+                admin:    { host: 127.0.0.1, port: 19001, routes: "off" }
                 limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5,
                             tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
                             frameCompletionTimeout: 6s }
@@ -61,7 +61,7 @@ class ConfigLoaderTest {
                         Duration.ofMillis(250)),
                 new ProxyConfig.Backends(List.of(new HostPort("b1", 19092), new HostPort("::1", 19093)),
                         Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2), 2_097_152),
-                new ProxyConfig.Admin("127.0.0.1", 19001),
+                new ProxyConfig.Admin("127.0.0.1", 19001, ProxyConfig.RoutesAccess.OFF),
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
                         Duration.ofSeconds(4), Duration.ofSeconds(6)),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
@@ -137,7 +137,7 @@ class ConfigLoaderTest {
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got \"9092\"",
                 "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got \"http://127.0.0.1:2379\"",
                 "config.yaml: backends.bootstrap[0]: expected a string, got 19092",
-                "config.yaml: admin: expected a mapping of keys (host, port), got 5");
+                "config.yaml: admin: expected a mapping of keys (host, port, routes), got 5");
     }
 
     @Test
