@@ -70,6 +70,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void unknownRoutesAccessIsReportedWithTheChoices() {
+        ConfigException error = parseFailure(MINIMAL + "admin: { routes: public }\n");
+
+        assertThat(error.problems()).containsExactly(
+                "config.yaml: admin.routes: expected one of open, off, got \"public\"");
+    }
+
+    @Test
     void nonNumericPortIsReportedWithFileKeyPathAndValue() {
         ConfigException error = parseFailure(MINIMAL + "admin: { port: abc }\n");
 

@@ -377,6 +377,7 @@ class HelmChartTest {
             "config.shutdown.drainTimeout=20                   | /config/shutdown/drainTimeout",
             "config.limits.maxConnections=-5                   | /config/limits/maxConnections",
             "ports.admin=70000                                 | /ports/admin",
+            "config.admin.routes=public                        | /config/admin/routes",
             "ports.admin=9092                                  | ports.kafka and ports.admin must differ",
             "rollingUpdate.maxSurge=0                          | /rollingUpdate/maxSurge",
             "service.type=LoadBalancer                         | /config/listener/advertisedHost",
@@ -501,6 +502,18 @@ class HelmChartTest {
         int artifact = pom.indexOf("<artifactId>leasehold-parent</artifactId>");
         int start = pom.indexOf("<version>", artifact) + "<version>".length();
         return pom.substring(start, pom.indexOf("</version>", start)).strip();
+    }
+
+    @Test
+    void routesIsOffByDefaultAndTheAdminHostIsAValue() throws Exception {
+        ProxyConfig.Admin defaults = render("defaults").proxyConfig().admin();
+        assertThat(defaults.routes()).isEqualTo(ProxyConfig.RoutesAccess.OFF);
+        assertThat(defaults.host()).as("the kubelet probes reach the Pod IP").isEqualTo("0.0.0.0");
+
+        ProxyConfig.Admin chosen = rendered(tools.template("--set", "config.admin.host=127.0.0.1",
+                "--set", "config.admin.routes=open")).proxyConfig().admin();
+        assertThat(chosen.host()).isEqualTo("127.0.0.1");
+        assertThat(chosen.routes()).isEqualTo(ProxyConfig.RoutesAccess.OPEN);
     }
 
     private static RenderedChart render(String valueSet) {
