@@ -11,7 +11,9 @@ import java.util.function.BooleanSupplier;
  * connection slots and buffers: its first complete request within {@code firstRequest} of
  * connecting (of completing its TLS handshake, which has its own timeout, on a TLS listener),
  * every frame complete within {@code frameCompletion} of its first byte, and a
- * complete request (or an answer going out) at least every {@code idle} while it has no work.
+ * complete request (or an answer going out) at least every {@code idle} while it has no work,
+ * from the moment it connects (whichever of the first two deadlines ends first applies). During
+ * a TLS handshake only the handshake's own timeout applies.
  * Only complete requests count as activity: a byte now and then does not keep a connection
  * open. Checked by a timer on the connection's event loop; event-loop confined.
  */
@@ -71,6 +73,7 @@ final class ClientDeadlines {
     /** The TLS handshake succeeded: the client may now send its first request. */
     void handshakeDone() {
         connectedAt = System.nanoTime();
+        lastActivity = connectedAt;
     }
 
     /** A complete request arrived. */
@@ -107,7 +110,8 @@ final class ClientDeadlines {
             expiry = Expiry.FIRST_REQUEST;
         } else if (partialSince != 0 && now - partialSince >= frameCompletionNanos) {
             expiry = Expiry.FRAME_COMPLETION;
-        } else if (requestSeen && partialSince == 0 && now - lastActivity >= idleNanos && !hasWork.getAsBoolean()) {
+        } else if (connectedAt != 0 && partialSince == 0 && now - lastActivity >= idleNanos
+                && !hasWork.getAsBoolean()) {
             expiry = Expiry.IDLE;
         }
         if (expiry != null) {

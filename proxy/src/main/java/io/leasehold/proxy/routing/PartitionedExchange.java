@@ -65,7 +65,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /** How long a write's owner may still answer after etcd stopped naming it. */
-    private static final Duration WRITE_SETTLE_GRACE = Duration.ofSeconds(1);
+    private static final Duration WRITE_SETTLE_GRACE = Duration.ofSeconds(5);
 
     private final PartitionedApi<Q, R, T, E, P> api;
     private final RequestFrame frame;

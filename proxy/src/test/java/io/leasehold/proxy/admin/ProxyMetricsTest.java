@@ -114,6 +114,8 @@ class ProxyMetricsTest {
         metrics.connectionRefused("max_connections");
         metrics.tlsHandshakeFailed("not_tls");
         new AuthenticationMetrics(registry).succeeded("PLAIN");
+        metrics.connectionTimedOut("first_request");
+        metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));

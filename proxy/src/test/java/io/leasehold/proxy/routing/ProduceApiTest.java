@@ -60,6 +60,6 @@ class ProduceApiTest {
                 ProduceResponseData.PartitionProduceResponse::errorCode)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(0, (short) 0),
                         org.assertj.core.groups.Tuple.tuple(1, Errors.NOT_LEADER_OR_FOLLOWER.code()));
-        assertThat(api.retryBudget(request, java.time.Duration.ZERO)).hasMillis(1500);
+        assertThat(api.retryBudget(request, java.time.Duration.ZERO)).as("80 % of the request's timeout").hasMillis(1200);
     }
 }

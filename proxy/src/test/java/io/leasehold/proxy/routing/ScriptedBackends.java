@@ -5,6 +5,7 @@ import io.leasehold.routing.snapshot.BrokerAddress;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +18,17 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 final class ScriptedBackends implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-    private final BackendSession session = TestClients.openSession(group);
+    private final BackendSession session;
     private final List<ScriptedBroker> servers = new ArrayList<>();
+
+    /** Backend requests time out after 5 s. */
+    ScriptedBackends() {
+        this(Duration.ofSeconds(5));
+    }
+
+    ScriptedBackends(Duration requestTimeout) {
+        session = TestClients.openSession(group, requestTimeout);
+    }
 
     /** A broker with id {@code id} answering with {@code script}. */
     BrokerAddress broker(int id, Function<ApiMessage, ApiMessage> script) throws InterruptedException {

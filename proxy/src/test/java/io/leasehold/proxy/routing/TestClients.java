@@ -19,7 +19,12 @@ final class TestClients {
 
     /** A backend session on one of {@code group}'s loops: 2 s connect and 5 s request timeouts, 1 MiB responses. */
     static BackendSession openSession(EventLoopGroup group) {
-        return new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
+        return openSession(group, Duration.ofSeconds(5));
+    }
+
+    /** As {@link #openSession(EventLoopGroup)}, with backend requests timing out after {@code requestTimeout}. */
+    static BackendSession openSession(EventLoopGroup group, Duration requestTimeout) {
+        return new BackendConnector(Duration.ofSeconds(2), requestTimeout, requestTimeout, 1 << 20, new BackendListener() { })
                 .openSession(group.next(), new BackendListener() { });
     }
 
