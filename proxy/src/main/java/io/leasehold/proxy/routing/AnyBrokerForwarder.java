@@ -3,7 +3,6 @@ package io.leasehold.proxy.routing;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
@@ -53,18 +52,15 @@ final class AnyBrokerForwarder {
      */
     CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, boolean read,
                                        UnaryOperator<ByteBuf> transform) throws MalformedRequestException {
-        short target = bridges.get().target(frame.apiKey(), frame.version());
-        ByteBuf bridged;
+        OutgoingRequest outgoing;
         try {
-            bridged = target == frame.version() ? null
-                    : VersionBridge.encodeRequest(client.alloc(), frame, target, frame.decodeBody());
+            outgoing = OutgoingRequest.prepare(client.alloc(), frame, null, bridges.get());
         } catch (UnsupportedVersionException e) {
-            return VersionBridge.refuse(client.alloc(), frame, target, e);
+            return VersionBridge.refuse(client.alloc(), frame, e);
         }
-        Supplier<ByteBuf> payload = bridged == null ? frame::retainedFrame : bridged::retainedDuplicate;
         List<BrokerAddress> brokers = router.anyBrokerOrder(spread.getAndIncrement());
-        CompletableFuture<ByteBuf> sent = read ? client.backends().sendToAny(brokers, payload)
-                : client.backends().sendToFirstReachable(brokers, payload);
+        CompletableFuture<ByteBuf> sent = read ? client.backends().sendToAny(brokers, outgoing::retained)
+                : client.backends().sendToFirstReachable(brokers, outgoing::retained);
         return sent.handle((response, error) -> {
             try {
                 if (error != null) {
@@ -74,14 +70,9 @@ final class AnyBrokerForwarder {
                             ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
                     return ErrorResponder.respond(client.alloc(), frame, code);
                 }
-                return transform.apply(bridged == null
-                        ? KafkaMessages.withResponseCorrelationId(response, frame.correlationId())
-                        : VersionBridge.convertResponse(client.alloc(), response, frame.apiKey(), target,
-                                frame.version(), frame.correlationId()));
+                return transform.apply(outgoing.toClient(client.alloc(), response));
             } finally {
-                if (bridged != null) {
-                    bridged.release();
-                }
+                outgoing.release();
                 frame.release();
             }
         });

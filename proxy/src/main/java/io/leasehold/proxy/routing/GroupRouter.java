@@ -70,50 +70,42 @@ final class GroupRouter {
         ApiMessage body = frame.decodeBody();
         String group = groupOf(body, frame);
         long deadline = System.nanoTime() + deadlines.of(body).toNanos();
-        short target = bridges.get().target(frame.apiKey(), frame.version());
-        ByteBuf bridged;
+        OutgoingRequest outgoing;
         try {
-            bridged = target == frame.version() ? null : VersionBridge.encodeRequest(client.alloc(), frame, target, body);
+            outgoing = OutgoingRequest.prepare(client.alloc(), frame, body, bridges.get());
         } catch (UnsupportedVersionException e) {
-            return VersionBridge.refuse(client.alloc(), frame, target, e);
+            return VersionBridge.refuse(client.alloc(), frame, e);
         }
-        Supplier<ByteBuf> payload = bridged == null ? frame::retainedFrame : bridged::retainedDuplicate;
         AtomicInteger attempts = new AtomicInteger();
         CompletableFuture<Attempt> done = retry.<Attempt>executeCompletionStage(client.backends().eventLoop(), () -> {
             int attempt = attempts.getAndIncrement();
             if (attempt > 0) {
                 metrics.retried(frame.apiKey());
             }
-            return attempt(frame, payload, target, client, group, attempt, deadline);
+            return attempt(frame, outgoing, client, group, attempt, deadline);
         }).toCompletableFuture();
         return done.handle((attempt, error) -> {
             try {
                 if (error != null || attempt.response() == null) {
                     return ErrorResponder.respond(client.alloc(), frame, Errors.COORDINATOR_NOT_AVAILABLE);
                 }
-                if (bridged != null) {
-                    return VersionBridge.convertResponse(client.alloc(), attempt.response(), frame.apiKey(), target,
-                            frame.version(), frame.correlationId());
-                }
-                return KafkaMessages.withResponseCorrelationId(attempt.response(), frame.correlationId());
+                return outgoing.toClient(client.alloc(), attempt.response());
             } finally {
-                if (bridged != null) {
-                    bridged.release();
-                }
+                outgoing.release();
                 frame.release();
             }
         });
     }
 
-    private CompletableFuture<Attempt> attempt(RequestFrame frame, Supplier<ByteBuf> payload, short version,
-                                               ClientContext client, String group, int attempt, long deadline) {
+    private CompletableFuture<Attempt> attempt(RequestFrame frame, OutgoingRequest outgoing, ClientContext client,
+                                               String group, int attempt, long deadline) {
         RoutingSnapshot snapshot = router.snapshot();
         Target target = router.group(snapshot, group, attempt);
         if (target == null) {
             return CompletableFuture.completedFuture(new Attempt(null, true, deadline));
         }
         Duration remaining = Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_WAIT_NANOS));
-        return client.backends().send(target.broker(), payload.get(), remaining).handle((response, error) -> {
+        return client.backends().send(target.broker(), outgoing.retained(), remaining).handle((response, error) -> {
             if (error != null) {
                 if (Failures.unwrap(error) instanceof BackendUnreachableException) {
                     return new Attempt(null, true, deadline);
@@ -123,7 +115,7 @@ final class GroupRouter {
             AbstractResponse parsed;
             try {
                 parsed = AbstractResponse.parseResponse(frame.apiKey(), new ByteBufferAccessor(
-                        KafkaMessages.responseBody(response, frame.apiKey(), version)), version);
+                        KafkaMessages.responseBody(response, frame.apiKey(), outgoing.version())), outgoing.version());
             } catch (RuntimeException e) {
                 response.release();
                 throw e;

@@ -73,7 +73,7 @@ public final class RequestRouter implements RequestHandler {
         this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()),
                 apiVersions::bridge);
         this.anyBroker = new AnyBrokerForwarder(router, metrics, apiVersions::bridge);
-        this.listGroups = new ListGroupsMerger(router);
+        this.listGroups = new ListGroupsMerger(router, apiVersions::bridge);
     }
 
     @Override

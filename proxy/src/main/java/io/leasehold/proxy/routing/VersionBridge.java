@@ -122,9 +122,9 @@ final class VersionBridge {
     }
 
     /** Answers a request that could not be bridged with UNSUPPORTED_VERSION; releases the frame. */
-    static CompletableFuture<ByteBuf> refuse(ByteBufAllocator alloc, RequestFrame frame, short target,
+    static CompletableFuture<ByteBuf> refuse(ByteBufAllocator alloc, RequestFrame frame,
                                              UnsupportedVersionException cause) {
-        LOG.info("{} cannot be sent to the backends in v{}: {}", frame, target, cause.getMessage());
+        LOG.info("{} cannot be bridged to a version the backends support: {}", frame, cause.getMessage());
         try {
             return CompletableFuture.completedFuture(ErrorResponder.respond(alloc, frame, Errors.UNSUPPORTED_VERSION));
         } finally {

@@ -67,8 +67,10 @@ class VersionBridgeEndToEndTest {
             ProxyProcess proxy = cluster.startProxy();
             String topic = "mixed";
             cluster.createTopic(topic, 4);
+            // Bounded waits: a proxy that cannot serve the client fails the test in seconds, not hours.
             Map<String, Object> connection = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address(),
-                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000,
+                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
 
             List<String> sent = StringClients.produce(connection, topic, "java-", RECORDS);
             List<String> read = StringClients.consume(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,

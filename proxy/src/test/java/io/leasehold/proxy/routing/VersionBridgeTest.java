@@ -1,6 +1,7 @@
 package io.leasehold.proxy.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -84,6 +86,20 @@ class VersionBridgeTest {
         assertThat(KAFSCALE.canServe(ApiKeys.OFFSET_COMMIT, (short) 10)).as("topic ids").isFalse();
         assertThat(KAFSCALE.canServe(ApiKeys.FETCH, (short) 13)).isTrue();
         assertThat(KAFSCALE.target(ApiKeys.JOIN_GROUP, (short) 3)).as("forwarded as it is").isEqualTo((short) 3);
+    }
+
+    @Test
+    void aFieldTheBackendVersionLacksFailsTheBridgeInsteadOfBeingDropped() {
+        RequestFrame frame = parse(KafkaMessages.encodeRequest(ALLOC, ApiKeys.JOIN_GROUP, (short) 5, "client",
+                new JoinGroupRequestData().setGroupId("g").setMemberId("m-1").setGroupInstanceId("static-1")
+                        .setProtocolType("consumer").setProtocols(protocols())));
+        try {
+            assertThatThrownBy(() -> VersionBridge.encodeRequest(ALLOC, frame, (short) 4, frame.decodeBody()))
+                    .as("a static member would silently become a dynamic one")
+                    .isInstanceOf(UnsupportedVersionException.class).hasMessageContaining("groupInstanceId");
+        } finally {
+            frame.release();
+        }
     }
 
     @Test
