@@ -16,6 +16,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -270,6 +271,7 @@ public final class LocalCluster implements AutoCloseable {
                 "--port", Integer.toString(port), "--etcd", etcd.endpoint(), "--data-dir", storageDir.toString(),
                 "--prefix", settings.prefix(), "--lease-ttl", seconds(settings.leaseTtl()), "--ownership", settings.ownership()));
         arguments.addAll(settings.extraBrokerArguments());
+        arguments.addAll(settings.brokerArguments().getOrDefault(id, List.of()));
         String name = existing == null ? "broker-" + id : "broker-" + id + "-" + System.currentTimeMillis();
         ManagedProcess process = ManagedProcess.start(name, settings.brokerCommand().command(BrokerProcess.MAIN_CLASS, arguments),
                 settings.logDir(), Map.of());
@@ -326,7 +328,7 @@ public final class LocalCluster implements AutoCloseable {
     /** What a cluster is made of, fixed when it starts. */
     private record Settings(int brokers, Duration leaseTtl, String ownership, String prefix, JavaCommand brokerCommand,
                             JavaCommand proxyCommand, Path logDir, Duration startupTimeout,
-                            List<String> extraBrokerArguments) {
+                            List<String> extraBrokerArguments, Map<Integer, List<String>> brokerArguments) {
     }
 
     /** Configures and starts a {@link LocalCluster}; the defaults suit a bounded end-to-end test. */
@@ -341,6 +343,7 @@ public final class LocalCluster implements AutoCloseable {
         private Path logDir;
         private Duration startupTimeout = Duration.ofSeconds(60);
         private List<String> extraBrokerArguments = List.of();
+        private final Map<Integer, List<String>> brokerArguments = new HashMap<>();
         private EtcdServer etcd;
 
         private Builder(String name) {
@@ -365,6 +368,8 @@ public final class LocalCluster implements AutoCloseable {
         public Builder startupTimeout(Duration timeout) { this.startupTimeout = timeout; return this; }
         /** Extra flags for every broker. */
         public Builder extraBrokerArguments(List<String> arguments) { this.extraBrokerArguments = List.copyOf(arguments); return this; }
+        /** Extra flags for broker {@code id} only, after those for every broker (say, a mixed {@code --layout}). */
+        public Builder brokerArguments(int id, List<String> arguments) { brokerArguments.put(id, List.copyOf(arguments)); return this; }
         /** Use this etcd instead of starting one (the caller then stops it). */
         public Builder etcd(EtcdServer server) { this.etcd = server; return this; }
 
@@ -373,7 +378,7 @@ public final class LocalCluster implements AutoCloseable {
             Path logs = logDir != null ? logDir : Path.of("target", "leasehold-logs",
                     name + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("HHmmss-SSS"))).toAbsolutePath();
             Settings settings = new Settings(brokers, leaseTtl, ownership, prefix, brokerCommand, proxyCommand, logs,
-                    startupTimeout, extraBrokerArguments);
+                    startupTimeout, extraBrokerArguments, Map.copyOf(brokerArguments));
             boolean ownsEtcd = etcd == null;
             EtcdServer server = ownsEtcd ? EtcdServer.start() : etcd;
             Path workDir;

@@ -3,14 +3,16 @@ package io.leasehold.proxy.routing;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -18,16 +20,20 @@ import org.apache.kafka.common.protocol.Errors;
  * spreading them over brokers. Every request fails over to the next broker when one cannot be
  * reached; idempotent reads also fail over when a broker does not answer within
  * {@code backends.controlRequestTimeout}. The client's bytes go out unchanged apart from the
- * correlation id.
+ * correlation id, unless the backends do not support the client's version: then the request goes
+ * out in the version the {@link VersionBridge} picks and the answer is turned back into the
+ * client's version before {@code transform} sees it.
  */
 final class AnyBrokerForwarder {
     private final OwnerRouter router;
     private final ProxyMetrics metrics;
     private final AtomicInteger spread = new AtomicInteger();
+    private final Supplier<VersionBridge> bridges;
 
-    AnyBrokerForwarder(OwnerRouter router, ProxyMetrics metrics) {
+    AnyBrokerForwarder(OwnerRouter router, ProxyMetrics metrics, Supplier<VersionBridge> bridges) {
         this.router = router;
         this.metrics = metrics;
+        this.bridges = bridges;
     }
 
     /**
@@ -35,7 +41,8 @@ final class AnyBrokerForwarder {
      *
      * @param read true if the request only reads, so asking another broker after a timeout is safe
      */
-    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, boolean read) {
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, boolean read)
+            throws MalformedRequestException {
         return forward(frame, client, read, UnaryOperator.identity());
     }
 
@@ -44,10 +51,16 @@ final class AnyBrokerForwarder {
      * the frame it is given).
      */
     CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client, boolean read,
-                                       UnaryOperator<ByteBuf> transform) {
+                                       UnaryOperator<ByteBuf> transform) throws MalformedRequestException {
+        OutgoingRequest outgoing;
+        try {
+            outgoing = OutgoingRequest.prepare(client.alloc(), frame, null, bridges.get());
+        } catch (UnsupportedVersionException e) {
+            return VersionBridge.refuse(client.alloc(), frame, e);
+        }
         List<BrokerAddress> brokers = router.anyBrokerOrder(spread.getAndIncrement());
-        CompletableFuture<ByteBuf> sent = read ? client.backends().sendToAny(brokers, frame::retainedFrame)
-                : client.backends().sendToFirstReachable(brokers, frame::retainedFrame);
+        CompletableFuture<ByteBuf> sent = read ? client.backends().sendToAny(brokers, outgoing::retained)
+                : client.backends().sendToFirstReachable(brokers, outgoing::retained);
         return sent.handle((response, error) -> {
             try {
                 if (error != null) {
@@ -57,9 +70,9 @@ final class AnyBrokerForwarder {
                             ? Errors.REQUEST_TIMED_OUT : Errors.NETWORK_EXCEPTION;
                     return ErrorResponder.respond(client.alloc(), frame, code);
                 }
-                return transform.apply(KafkaMessages.withResponseCorrelationId(response,
-                        frame.correlationId()));
+                return transform.apply(outgoing.toClient(client.alloc(), response));
             } finally {
+                outgoing.release();
                 frame.release();
             }
         });

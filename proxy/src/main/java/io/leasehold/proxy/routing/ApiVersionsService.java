@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,10 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The proxy's own ApiVersions answer: for each API it serves, the versions that it and every live
- * backend support. Every known broker is asked; brokers that do not answer are left out until the
- * next refresh. A backend entry with a negative range (KafScale lists unsupported APIs as
- * {@code -1..-1}) or no entry at all drops the API, since any broker may receive any request.
+ * The proxy's own ApiVersions answer: for each API it serves, the versions it can serve to a
+ * client given what every live backend supports: its own range, narrowed only to the versions a
+ * {@link VersionBridge} can bridge to a version all backends support. Every known broker is asked;
+ * brokers that do not answer are left out until the next refresh. A backend entry with a negative
+ * range (KafScale lists unsupported APIs as {@code -1..-1}) or no entry at all drops the API,
+ * since any broker may receive any request.
  */
 final class ApiVersionsService {
     private static final Logger LOG = LoggerFactory.getLogger(ApiVersionsService.class);
@@ -32,7 +35,7 @@ final class ApiVersionsService {
     private static final short BACKEND_QUERY_VERSION = 3;
 
     /** The intersected answer and when it was made. */
-    private record Known(ApiVersionsResponseData answer, long fetchedAtNanos) {
+    private record Known(ApiVersionsResponseData answer, VersionBridge bridge, long fetchedAtNanos) {
     }
 
     private final BackendSession backends;
@@ -66,6 +69,12 @@ final class ApiVersionsService {
         return new ApiVersionsResponseData().setErrorCode(Errors.UNSUPPORTED_VERSION.code()).setApiKeys(keys);
     }
 
+    /** How to bridge client versions to the backends' ranges as last learned; no bridging before the first answer. */
+    VersionBridge bridge() {
+        Known current = known.get();
+        return current != null ? current.bridge() : VersionBridge.none();
+    }
+
     /** True if {@code version} of {@code api} is within what the proxy currently advertises. */
     CompletableFuture<Boolean> isAdvertised(ApiKeys api, short version) {
         return answer().thenApply(answer -> {
@@ -74,25 +83,54 @@ final class ApiVersionsService {
         });
     }
 
-    /** What the proxy serves, narrowed by each backend answer in turn; features come from the first answer. */
-    private ApiVersionsResponseData intersect(List<ApiVersionsResponseData> answers) {
+    /** The version range of each forwarded API that every backend in {@code answers} supports; APIs some lack are left out. */
+    private VersionBridge bridgeFor(List<ApiVersionsResponseData> answers) {
+        Map<ApiKeys, VersionBridge.Range> ranges = new EnumMap<>(ApiKeys.class);
+        for (Map.Entry<ApiKeys, Route> e : policy.routes().entrySet()) {
+            if (e.getValue() == Route.LOCAL) {
+                continue;
+            }
+            ApiKeys api = e.getKey();
+            short min = Short.MIN_VALUE;
+            short max = Short.MAX_VALUE;
+            for (ApiVersionsResponseData backend : answers) {
+                ApiVersion theirs = backend.apiKeys().find(api.id);
+                if (theirs == null || theirs.minVersion() < 0 || theirs.maxVersion() < 0) {
+                    max = -1;
+                    break;
+                }
+                min = (short) Math.max(min, theirs.minVersion());
+                max = (short) Math.min(max, theirs.maxVersion());
+            }
+            if (min <= max) {
+                ranges.put(api, new VersionBridge.Range(min, max));
+            }
+        }
+        return VersionBridge.to(ranges);
+    }
+
+    /**
+     * What the proxy serves: for each API its own range, narrowed to the versions {@code bridge}
+     * can serve; forwarded APIs the backends do not all support are dropped. Versions must form one
+     * range, so it is the longest run of servable versions ending at the highest one. Features come
+     * from the first answer.
+     */
+    private ApiVersionsResponseData advertised(List<ApiVersionsResponseData> answers, VersionBridge bridge) {
         ApiVersionCollection keys = new ApiVersionCollection();
         for (Map.Entry<ApiKeys, Route> e : policy.routes().entrySet()) {
             ApiKeys api = e.getKey();
-            short min = policy.minVersion(api);
-            short max = policy.maxVersion(api);
-            if (e.getValue() != Route.LOCAL) {
-                for (ApiVersionsResponseData backend : answers) {
-                    ApiVersion theirs = backend.apiKeys().find(api.id);
-                    if (theirs == null || theirs.minVersion() < 0 || theirs.maxVersion() < 0) {
-                        max = -1;
-                        break;
-                    }
-                    min = (short) Math.max(min, theirs.minVersion());
-                    max = (short) Math.min(max, theirs.maxVersion());
-                }
+            if (e.getValue() != Route.LOCAL && !bridge.supports(api)) {
+                continue;
             }
-            if (min <= max) {
+            short max = policy.maxVersion(api);
+            while (max >= policy.minVersion(api) && !bridge.canServe(api, max)) {
+                max--;
+            }
+            short min = max;
+            while (min > policy.minVersion(api) && bridge.canServe(api, (short) (min - 1))) {
+                min--;
+            }
+            if (max >= policy.minVersion(api)) {
                 keys.add(new ApiVersion().setApiKey(api.id).setMinVersion(min).setMaxVersion(max));
             }
         }
@@ -136,8 +174,9 @@ final class ApiVersionsService {
                 mine.completeExceptionally(lastError != null ? lastError
                         : new IllegalStateException("no backend broker is known to ask for ApiVersions"));
             } else {
-                ApiVersionsResponseData answer = intersect(answers);
-                known.set(new Known(answer, System.nanoTime()));
+                VersionBridge bridge = bridgeFor(answers);
+                ApiVersionsResponseData answer = advertised(answers, bridge);
+                known.set(new Known(answer, bridge, System.nanoTime()));
                 mine.complete(answer);
             }
             return null;

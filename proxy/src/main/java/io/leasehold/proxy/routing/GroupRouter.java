@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -35,7 +37,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * Heartbeat on REQUEST_TIMED_OUT. Each request waits as long as {@link GroupDeadlines} allows; a
  * request the broker leaves unanswered that long is answered COORDINATOR_NOT_AVAILABLE too, so the
  * client looks its coordinator up again. The client's bytes and the broker's answer are forwarded
- * unchanged apart from the correlation id.
+ * unchanged apart from the correlation id, unless the backends do not support the client's version:
+ * then the request goes out in the version the {@link VersionBridge} picks and the answer is turned
+ * back into the client's version.
  */
 final class GroupRouter {
     private record Attempt(ByteBuf response, boolean rejected, long deadlineNanos) {
@@ -51,9 +55,12 @@ final class GroupRouter {
     private final ProxyMetrics metrics;
     private final Retry retry;
     private final GroupDeadlines deadlines;
+    private final Supplier<VersionBridge> bridges;
 
-    GroupRouter(OwnerRouter router, RetryFactory retries, ProxyMetrics metrics, GroupDeadlines deadlines) {
+    GroupRouter(OwnerRouter router, RetryFactory retries, ProxyMetrics metrics, GroupDeadlines deadlines,
+                Supplier<VersionBridge> bridges) {
         this.router = router;
+        this.bridges = bridges;
         this.metrics = metrics;
         this.retry = retries.<Attempt>create("groups", Attempt::worthRetrying);
         this.deadlines = deadlines;
@@ -63,35 +70,42 @@ final class GroupRouter {
         ApiMessage body = frame.decodeBody();
         String group = groupOf(body, frame);
         long deadline = System.nanoTime() + deadlines.of(body).toNanos();
+        OutgoingRequest outgoing;
+        try {
+            outgoing = OutgoingRequest.prepare(client.alloc(), frame, body, bridges.get());
+        } catch (UnsupportedVersionException e) {
+            return VersionBridge.refuse(client.alloc(), frame, e);
+        }
         AtomicInteger attempts = new AtomicInteger();
         CompletableFuture<Attempt> done = retry.<Attempt>executeCompletionStage(client.backends().eventLoop(), () -> {
             int attempt = attempts.getAndIncrement();
             if (attempt > 0) {
                 metrics.retried(frame.apiKey());
             }
-            return attempt(frame, client, group, attempt, deadline);
+            return attempt(frame, outgoing, client, group, attempt, deadline);
         }).toCompletableFuture();
         return done.handle((attempt, error) -> {
             try {
                 if (error != null || attempt.response() == null) {
                     return ErrorResponder.respond(client.alloc(), frame, Errors.COORDINATOR_NOT_AVAILABLE);
                 }
-                return KafkaMessages.withResponseCorrelationId(attempt.response(), frame.correlationId());
+                return outgoing.toClient(client.alloc(), attempt.response());
             } finally {
+                outgoing.release();
                 frame.release();
             }
         });
     }
 
-    private CompletableFuture<Attempt> attempt(RequestFrame frame, ClientContext client, String group, int attempt,
-                                               long deadline) {
+    private CompletableFuture<Attempt> attempt(RequestFrame frame, OutgoingRequest outgoing, ClientContext client,
+                                               String group, int attempt, long deadline) {
         RoutingSnapshot snapshot = router.snapshot();
         Target target = router.group(snapshot, group, attempt);
         if (target == null) {
             return CompletableFuture.completedFuture(new Attempt(null, true, deadline));
         }
         Duration remaining = Duration.ofNanos(Math.max(deadline - System.nanoTime(), MIN_WAIT_NANOS));
-        return client.backends().send(target.broker(), frame.retainedFrame(), remaining).handle((response, error) -> {
+        return client.backends().send(target.broker(), outgoing.retained(), remaining).handle((response, error) -> {
             if (error != null) {
                 if (Failures.unwrap(error) instanceof BackendUnreachableException) {
                     return new Attempt(null, true, deadline);
@@ -101,7 +115,7 @@ final class GroupRouter {
             AbstractResponse parsed;
             try {
                 parsed = AbstractResponse.parseResponse(frame.apiKey(), new ByteBufferAccessor(
-                        KafkaMessages.responseBody(response, frame.apiKey(), frame.version())), frame.version());
+                        KafkaMessages.responseBody(response, frame.apiKey(), outgoing.version())), outgoing.version());
             } catch (RuntimeException e) {
                 response.release();
                 throw e;

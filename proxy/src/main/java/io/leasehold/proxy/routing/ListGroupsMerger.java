@@ -2,6 +2,7 @@ package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
@@ -12,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -26,20 +29,29 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class ListGroupsMerger {
     private final OwnerRouter router;
+    private final Supplier<VersionBridge> bridges;
 
-    ListGroupsMerger(OwnerRouter router) {
+    ListGroupsMerger(OwnerRouter router, Supplier<VersionBridge> bridges) {
         this.router = router;
+        this.bridges = bridges;
     }
 
-    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client) {
+    /** Asks every live broker, in the version the {@link VersionBridge} picks, and answers in the client's. */
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client) throws MalformedRequestException {
+        OutgoingRequest outgoing;
+        try {
+            outgoing = OutgoingRequest.prepare(client.alloc(), frame, null, bridges.get());
+        } catch (UnsupportedVersionException e) {
+            return VersionBridge.refuse(client.alloc(), frame, e);
+        }
         RoutingSnapshot snapshot = router.snapshot();
         List<BrokerAddress> brokers = router.liveBrokers(snapshot);
         List<CompletableFuture<ListGroupsResponseData>> answers = new ArrayList<>();
         for (BrokerAddress broker : brokers) {
-            answers.add(client.backends().sendRead(broker, frame.retainedFrame()).thenApply(response -> {
+            answers.add(client.backends().sendRead(broker, outgoing.retained()).thenApply(response -> {
                 try {
                     return KafkaMessages.<ListGroupsResponseData>decodeResponse(response, ApiKeys.LIST_GROUPS,
-                            frame.version());
+                            outgoing.version());
                 } finally {
                     response.release();
                 }
@@ -53,6 +65,7 @@ final class ListGroupsMerger {
                 return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.LIST_GROUPS, frame.version(),
                         frame.correlationId(), merged);
             } finally {
+                outgoing.release();
                 frame.release();
             }
         });

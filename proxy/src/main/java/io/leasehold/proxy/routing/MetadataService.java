@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
@@ -22,7 +23,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * Topic metadata from the backends, rewritten to show only the proxy. Answers are cached for a
  * short time per (version, request), and concurrent identical requests share one backend
  * round trip. At most {@value #MAX_CACHED} answers are kept. Every answer also feeds the topic
- * id → name map.
+ * id → name map. A version the backends do not support is asked in the version the
+ * {@link VersionBridge} picks; the answer is data, encoded in the client's version by the caller.
  */
 final class MetadataService implements TopicNameResolver {
     /** Metadata version used to learn topic ids (first version with ids everywhere we need them). */
@@ -46,9 +48,11 @@ final class MetadataService implements TopicNameResolver {
     private final Map<Key, Cached> cache = new ConcurrentHashMap<>();
     private final AtomicReference<Map<Uuid, String>> topicNames = new AtomicReference<>(Map.of());
     private final AtomicInteger spread = new AtomicInteger();
+    private final Supplier<VersionBridge> bridges;
 
     MetadataService(BackendSession backends, OwnerRouter router, AddressRewriter rewriter, ByteBufAllocator alloc,
-                    Duration maxAge) {
+                    Duration maxAge, Supplier<VersionBridge> bridges) {
+        this.bridges = bridges;
         this.backends = backends;
         this.router = router;
         this.rewriter = rewriter;
@@ -102,7 +106,8 @@ final class MetadataService implements TopicNameResolver {
         return cache.size();
     }
 
-    private CompletableFuture<MetadataResponseData> fetch(MetadataRequestData request, short version) {
+    private CompletableFuture<MetadataResponseData> fetch(MetadataRequestData request, short clientVersion) {
+        short version = bridges.get().target(ApiKeys.METADATA, clientVersion);
         return backends.sendToAny(router.anyBrokerOrder(spread.getAndIncrement()),
                 () -> KafkaMessages.encodeRequest(alloc, ApiKeys.METADATA, version, "leasehold-proxy", request))
                 .thenApply(frame -> {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -18,7 +19,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Runs partition-keyed requests: resolves topic ids to names, then hands the request to a
- * {@link PartitionedExchange} under the API's retry policy.
+ * {@link PartitionedExchange} under the API's retry policy, in the backend version the
+ * {@link VersionBridge} picks for the client's version.
  */
 final class PartitionRouting {
     private final OwnerRouter router;
@@ -27,9 +29,11 @@ final class PartitionRouting {
     private final ProxyMetrics metrics;
     private final Duration defaultRetryBudget;
     private final Map<ApiKeys, Retry> retryByApi = new ConcurrentHashMap<>();
+    private final Supplier<VersionBridge> bridges;
 
     PartitionRouting(OwnerRouter router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
-                     Duration defaultRetryBudget) {
+                     Duration defaultRetryBudget, Supplier<VersionBridge> bridges) {
+        this.bridges = bridges;
         this.router = router;
         this.topicIds = topicIds;
         this.retries = retries;
@@ -41,7 +45,8 @@ final class PartitionRouting {
             PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client) {
         RetryBudget budget = new RetryBudget(api.retryBudget(request, defaultRetryBudget), retries.maxBackoff());
         PartitionedExchange<Q, R, T, E, P> exchange =
-                new PartitionedExchange<>(api, frame, request, client, router, metrics, budget);
+                new PartitionedExchange<>(api, frame, request, client, router, metrics, budget,
+                        bridges.get().target(api.apiKey(), frame.version()));
         Set<Uuid> ids = api.topics(request).stream().map(api::topicId)
                 .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
         Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(

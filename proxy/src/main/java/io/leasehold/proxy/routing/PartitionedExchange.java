@@ -36,7 +36,9 @@ import org.apache.kafka.common.protocol.Errors;
  * sub-request per broker concurrently, retries partitions a broker rejected as not its own
  * (and partitions never sent) on the current owner, and merges all partition results into one
  * response in the client's version. When a single broker takes the whole request on the first
- * try, its response bytes are forwarded as they are.
+ * try, its response bytes are forwarded as they are, unless the exchange is bridged: then
+ * sub-requests go out and responses are read in the backend version, and the merged response is
+ * always encoded in the client's version.
  */
 final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
@@ -79,9 +81,13 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private volatile int attempts;
     private PartitionWriteOrder.Writer writer;
     private volatile int throttle;
+    /** The version sub-requests are sent and responses read in; the client's unless bridged. */
+    private final short backendVersion;
 
+    /** @param backendVersion the version backends are spoken to in (see {@link VersionBridge}) */
     PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
-                        OwnerRouter router, ProxyMetrics metrics, RetryBudget budget) {
+                        OwnerRouter router, ProxyMetrics metrics, RetryBudget budget, short backendVersion) {
+        this.backendVersion = backendVersion;
         this.budget = budget;
         this.api = api;
         this.frame = frame;
@@ -228,8 +234,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** Single owner on the first try: forward the client's bytes when allowed, and its response as is. */
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
-        ByteBuf payload = api.forwardsOriginal(request) ? frame.retainedFrame() : encode(routed);
-        if (api.streamsSingleResponse()) {
+        boolean bridged = backendVersion != frame.version();
+        ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed);
+        if (api.streamsSingleResponse() && !bridged) {
             return within(client.backends().sendStreaming(broker, payload), routed).handle((stream, error) -> error != null
                     ? retrying(failed(broker, routed, error))
                     : finished(stream.withCorrelationId(frame.correlationId())));
@@ -239,9 +246,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return retrying(failed(broker, routed, error));
             }
             responseFrames.add(response);
-            List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()),
+            List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion),
                     routed);
-            if (retry.isEmpty() && responseFrames.remove(response)) {
+            if (retry.isEmpty() && !bridged && responseFrames.remove(response)) {
                 return finished(KafkaMessages.withResponseCorrelationId(response, frame.correlationId()));
             }
             return retrying(retry);
@@ -289,7 +296,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return failed(broker, routed, error);
             }
             responseFrames.add(response);
-            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), frame.version()), routed);
+            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion), routed);
         });
     }
 
@@ -300,8 +307,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         Q sub = api.subRequest(request, partitions);
         api.limitTimeout(sub, budget.remainingMillis());
-        return KafkaMessages.encodeRequest(client.alloc(), api.apiKey(), frame.version(), frame.header().clientId(),
-                sub);
+        return VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub);
     }
 
     /** Records a sub-response; returns the partitions to retry (rejected as not owned). */

@@ -65,12 +65,15 @@ public final class RequestRouter implements RequestHandler {
         this.rewriter = new AddressRewriter(identity);
         this.apiVersions = new ApiVersionsService(control, router, policy, alloc, settings.metadataMaxAge()
                 .multipliedBy(15));
-        this.metadata = new MetadataService(control, router, rewriter, alloc, settings.metadataMaxAge());
+        this.metadata = new MetadataService(control, router, rewriter, alloc, settings.metadataMaxAge(),
+                apiVersions::bridge);
         this.coordinators = new FindCoordinatorResponder(identity);
-        this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout());
-        this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()));
-        this.anyBroker = new AnyBrokerForwarder(router, metrics);
-        this.listGroups = new ListGroupsMerger(router);
+        this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout(),
+                apiVersions::bridge);
+        this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()),
+                apiVersions::bridge);
+        this.anyBroker = new AnyBrokerForwarder(router, metrics, apiVersions::bridge);
+        this.listGroups = new ListGroupsMerger(router, apiVersions::bridge);
     }
 
     @Override

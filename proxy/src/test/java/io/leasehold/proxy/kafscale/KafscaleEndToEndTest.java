@@ -37,9 +37,8 @@ import org.junit.jupiter.api.Test;
  * Issue 11's end-to-end suite in KafScale mode: three reference brokers in {@code --layout
  * kafscale} (no broker registrations, addresses only in the metadata snapshot, KafScale's API
  * table without InitProducerId), two proxies, and real clients through them — kafka-clients
- * producers with idempotence off, a kafkajs producer and a kafka-clients consumer group. kcat is
- * not among them: librdkafka 2.0.2 finds no Fetch version in KafScale's range (11 and up) and,
- * without Fetch v4, writes message format v1, which the broker refuses (docs/kafscale.md).
+ * producers with idempotence off, a kafkajs producer and a kafka-clients consumer group (kcat and
+ * kafkajs consumer groups, which need the proxy's version bridge, are in {@link VersionBridgeEndToEndTest}).
  * One broker is SIGKILLed and another SIGTERMed mid-run, then both come back as restarted pods
  * would. The offset auditor must find no overlapping offset and no acknowledged record missing,
  * and the proxies' NOT_LEADER_OR_FOLLOWER counters must stay still in steady state before and

@@ -90,7 +90,7 @@ class FetchFailoverTest {
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(new FixedRoutes(snapshot), List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), VersionBridge::none);
         List<FetchRequestData.FetchPartition> wanted = new ArrayList<>();
         for (int p : partitions) {
             wanted.add(new FetchRequestData.FetchPartition().setPartition(p));

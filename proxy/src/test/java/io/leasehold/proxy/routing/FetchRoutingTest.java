@@ -94,7 +94,7 @@ class FetchRoutingTest {
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(new FixedRoutes(snapshot), List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of(TOPIC_ID, "events")),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), VersionBridge::none);
         FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(100).setSessionId(0).setSessionEpoch(0)
                 .setTopics(List.of(new FetchRequestData.FetchTopic().setTopicId(TOPIC_ID).setPartitions(List.of(
                         new FetchRequestData.FetchPartition().setPartition(0),

@@ -63,7 +63,7 @@ class GroupRouterTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(registry),
-                new GroupDeadlines(Duration.ofSeconds(5)));
+                new GroupDeadlines(Duration.ofSeconds(5)), VersionBridge::none);
 
         ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.HEARTBEAT, VERSION, "c",
                 new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
@@ -109,7 +109,7 @@ class GroupRouterTest {
                 .group("payments", new Ownership(1, 11)).build());
         GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                new GroupDeadlines(budget));
+                new GroupDeadlines(budget), VersionBridge::none);
         ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.HEARTBEAT, VERSION, "c",
                 new HeartbeatRequestData().setGroupId("payments").setGenerationId(3).setMemberId("m"));
         ByteBuf response = router.route(RequestFrame.parse(request), TestClients.on(session)).get(10, TimeUnit.SECONDS);

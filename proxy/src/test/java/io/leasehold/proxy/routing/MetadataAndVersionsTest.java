@@ -82,7 +82,7 @@ class MetadataAndVersionsTest {
     void concurrentIdenticalRequestsShareOneBackendRoundTripAndSeeOnlyTheProxy() throws Exception {
         MetadataService metadata = new MetadataService(session, router,
                 new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
-                Duration.ofMinutes(1));
+                Duration.ofMinutes(1), VersionBridge::none);
         List<CompletableFuture<MetadataResponseData>> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             answers.add(metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12));
@@ -107,7 +107,7 @@ class MetadataAndVersionsTest {
     void expiredAnswersAreFetchedAgain() throws Exception {
         MetadataService metadata = new MetadataService(session, router,
                 new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
-                Duration.ZERO);
+                Duration.ZERO, VersionBridge::none);
         metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12).get(10, TimeUnit.SECONDS);
         metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12).get(10, TimeUnit.SECONDS);
         assertThat(broker.requests(ApiKeys.METADATA)).isEqualTo(2);
@@ -117,7 +117,7 @@ class MetadataAndVersionsTest {
     void manyDistinctRequestsWithinTheMaxAgeDoNotGrowTheCacheBeyondItsCap() throws Exception {
         MetadataService metadata = new MetadataService(session, router,
                 new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
-                Duration.ofMinutes(10));
+                Duration.ofMinutes(10), VersionBridge::none);
         List<CompletableFuture<MetadataResponseData>> answers = new ArrayList<>();
         for (int i = 0; i < 1_000; i++) {
             MetadataRequestData request = new MetadataRequestData().setTopics(List.of(
@@ -131,7 +131,7 @@ class MetadataAndVersionsTest {
     }
 
     @Test
-    void advertisesTheIntersectionOfWhatTheProxyServesAndTheBackendsSupport() throws Exception {
+    void advertisesWhatTheProxyServesNarrowedToVersionsItCanBridgeToTheBackends() throws Exception {
         ApiVersionsService versions = new ApiVersionsService(session, router, new RoutePolicy(),
                 ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));
         ApiVersionsResponseData answer = versions.answer().get(10, TimeUnit.SECONDS);
@@ -140,8 +140,8 @@ class MetadataAndVersionsTest {
         assertThat(produce.minVersion()).isEqualTo((short) 3);
         assertThat(produce.maxVersion()).as("v10+ would name brokers").isEqualTo(RoutePolicy.PRODUCE_MAX);
         ApiVersionsResponseData.ApiVersion metadata = answer.apiKeys().find(ApiKeys.METADATA.id);
-        assertThat(metadata.minVersion()).isEqualTo((short) 4);
-        assertThat(metadata.maxVersion()).isEqualTo((short) 12);
+        assertThat(metadata.minVersion()).as("v1..3 bridge to v4; v0 cannot").isEqualTo((short) 1);
+        assertThat(metadata.maxVersion()).as("bridged to v12").isEqualTo(ApiKeys.METADATA.latestVersion());
         assertThat(answer.apiKeys().find(ApiKeys.FIND_COORDINATOR.id)).as("answered locally").isNotNull();
         assertThat(answer.apiKeys().find(ApiKeys.FETCH.id)).as("the backend lacks it").isNull();
         assertThat(answer.apiKeys().find(ApiKeys.SASL_HANDSHAKE.id)).as("not routed by the proxy").isNull();

@@ -131,7 +131,7 @@ class PartitionRoutingTest {
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(table, List.of()),
                 ids -> java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(registry),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), VersionBridge::none);
 
         RequestFrame frame = produceFrame((short) -1);
         ProduceRequestData request = frame.decodeBody();
@@ -171,7 +171,7 @@ class PartitionRoutingTest {
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(table, List.of()),
                 ids -> java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), VersionBridge::none);
 
         RequestFrame frame = produceFrame((short) 1);
         ProduceRequestData request = frame.decodeBody();

@@ -86,7 +86,7 @@ class ProduceAttemptsTest {
     private static PartitionRouting routing(SwitchingRoutes table) {
         return new PartitionRouting(new OwnerRouter(table, List.of()), ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(20), Duration.ofMillis(50)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), VersionBridge::none);
     }
 
     private static SwitchingRoutes ownedBy(BrokerAddress owner) {
