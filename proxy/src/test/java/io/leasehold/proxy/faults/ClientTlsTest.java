@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * TLS on the proxy's Kafka listener, configured only in its YAML file, end to end: a real etcd,
  * a reference broker and two proxy processes, one with server TLS and one requiring client
  * certificates, driven by kafka-clients and kcat with certificates generated for this test.
- * Failed handshakes close only their own connection, are logged once and counted in /metrics.
+ * Failed handshakes close only their own connection, are counted in /metrics and logged at most
+ * once each (rate-limited per client address).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClientTlsTest {
@@ -235,7 +236,9 @@ class ClientTlsTest {
             long logged = Files.readAllLines(serverTls.process().stderrLog()).stream()
                     .filter(line -> line.contains("TLS handshake with client") && line.contains("(not_tls)")).count();
             assertThat(counted).as("plaintext connections counted").isGreaterThanOrEqualTo(1);
-            assertThat(logged).as("one warning per failed connection").isEqualTo((long) counted);
+            // Warnings are rate-limited per reason and client address (one a second); the metric counts each.
+            assertThat(logged).as("at least one warning, never more than one per failed connection")
+                    .isBetween(1L, (long) counted);
         });
         assertThat(Files.readString(serverTls.process().stderrLog())).as("no second log line for the same failure")
                 .doesNotContain("after an error");
