@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -163,8 +164,17 @@ public final class RequestRouter implements RequestHandler {
     }
 
     private static CompletableFuture<ReferenceCounted> refuse(RequestFrame request, ClientContext client, Errors error) {
+        return answerLocally(request, () -> ErrorResponder.respond(client.alloc(), request, error));
+    }
+
+    /**
+     * Completes with an answer the proxy builds itself and releases the request exactly once: a
+     * failure to build it fails the future rather than escaping to callers that release again.
+     */
+    private static CompletableFuture<ReferenceCounted> answerLocally(RequestFrame request,
+                                                                    Supplier<ReferenceCounted> answer) {
         try {
-            return CompletableFuture.completedFuture(ErrorResponder.respond(client.alloc(), request, error));
+            return CompletableFuture.completedFuture(answer.get());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         } finally {
@@ -291,14 +301,10 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
-    private CompletableFuture<ReferenceCounted> respond(RequestFrame request, ClientContext client,
-                                               ApiMessage body) {
-        try {
-            return CompletableFuture.<ReferenceCounted>completedFuture(KafkaMessages.encodeResponse(client.alloc(), request.apiKey(),
-                    request.version(), request.correlationId(), body));
-        } finally {
-            request.release();
-        }
+    private static CompletableFuture<ReferenceCounted> respond(RequestFrame request, ClientContext client,
+                                                               ApiMessage body) {
+        return answerLocally(request, () -> KafkaMessages.encodeResponse(client.alloc(), request.apiKey(),
+                request.version(), request.correlationId(), body));
     }
 
     /** Views a whole-frame answer as the handler's response type. */

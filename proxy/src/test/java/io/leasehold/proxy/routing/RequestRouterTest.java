@@ -13,6 +13,12 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.leasehold.proxy.frontend.ActiveRequests;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.ConnectionWork;
+import io.leasehold.proxy.frontend.NegotiatedVersions;
+import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.netty.util.ReferenceCounted;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -23,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -108,5 +115,52 @@ class RequestRouterTest {
         answer.release();
         assertThat(registry.get("leasehold.backend.request.failures").tag("api", ApiKeys.CREATE_TOPICS.name)
                 .tag("reason", "disconnected").counter().count()).isEqualTo(1);
+    }
+
+    /** Hands out no memory: every response the proxy builds itself fails to encode. */
+    private static final class RefusingAllocator extends AbstractByteBufAllocator {
+        RefusingAllocator() {
+            super(false);
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            throw new IllegalStateException("no memory for a response");
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            throw new IllegalStateException("no memory for a response");
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
+    }
+
+    @Test
+    void aLocalAnswerThatCannotBeEncodedFailsTheRequestAndReleasesItsFrameOnce() throws Exception {
+        OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
+                .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
+        RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
+                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(new SimpleMeterRegistry()),
+                new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
+                        Duration.ofSeconds(5)));
+        NegotiatedVersions versions = new NegotiatedVersions();
+        ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
+        keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.FIND_COORDINATOR.id)
+                .setMinVersion((short) 0).setMaxVersion((short) 6));
+        versions.remember(new ApiVersionsResponseData().setApiKeys(keys));
+        ClientContext client = new ClientContext(clientSession, new PartitionWriteOrder(),
+                new ConnectionWork(new ActiveRequests(), () -> { }), versions, new RefusingAllocator(), "test");
+        RequestFrame request = RequestFrame.parse(KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT,
+                ApiKeys.FIND_COORDINATOR, (short) 3, "client", new FindCoordinatorRequestData().setKey("orders")));
+
+        Throwable failure = catchThrowable(() -> router.handle(request, client).get(10, TimeUnit.SECONDS));
+
+        assertThat(failure).as("the request fails through its future, not by throwing")
+                .isInstanceOf(ExecutionException.class).hasRootCauseMessage("no memory for a response");
+        assertThat(request.refCnt()).as("request frame released").isZero();
     }
 }
