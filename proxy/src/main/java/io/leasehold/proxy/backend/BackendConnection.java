@@ -34,7 +34,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
 
     /** A request waiting for its answer: whole ({@code frame}) or streamed ({@code stream}). */
     private record Pending(CompletableFuture<ByteBuf> frame, CompletableFuture<ResponseStream> stream,
-                           ScheduledFuture<?> timeout) {
+                           ResponseInspector inspector, ScheduledFuture<?> timeout) {
         void fail(Throwable cause) {
             timeout.cancel(false);
             (frame != null ? frame : stream).completeExceptionally(cause);
@@ -64,22 +64,23 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
      */
     CompletableFuture<ByteBuf> send(ByteBuf request, Duration deadline) {
         CompletableFuture<ByteBuf> future = new CompletableFuture<>();
-        write(request, deadline, future, null);
+        write(request, deadline, future, null, null);
         return future;
     }
 
     /**
      * Like {@link #send}, but completes as soon as the response's first bytes arrive, with a
-     * stream (owned by the caller) that receives the rest as it comes.
+     * stream (owned by the caller) that receives the rest as it comes; {@code inspector} sees every
+     * piece before it can be forwarded.
      */
-    CompletableFuture<ResponseStream> sendStreaming(ByteBuf request, Duration deadline) {
+    CompletableFuture<ResponseStream> sendStreaming(ByteBuf request, Duration deadline, ResponseInspector inspector) {
         CompletableFuture<ResponseStream> future = new CompletableFuture<>();
-        write(request, deadline, null, future);
+        write(request, deadline, null, future, inspector);
         return future;
     }
 
     private void write(ByteBuf request, Duration deadline, CompletableFuture<ByteBuf> frame,
-                       CompletableFuture<ResponseStream> stream) {
+                       CompletableFuture<ResponseStream> stream, ResponseInspector inspector) {
         if (!channel.isActive()) {
             request.release();
             (frame != null ? frame : stream).completeExceptionally(new BackendUnreachableException(
@@ -93,7 +94,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         KafkaMessages.withRequestCorrelationId(request, correlationId);
         ScheduledFuture<?> timeout = channel.eventLoop().schedule(() -> timedOut(correlationId, deadline),
                 deadline.toMillis(), TimeUnit.MILLISECONDS);
-        pending.put(correlationId, new Pending(frame, stream, timeout));
+        pending.put(correlationId, new Pending(frame, stream, inspector, timeout));
         channel.writeAndFlush(request).addListener(written -> {
             if (!written.isSuccess()) {
                 Pending p = pending.remove(correlationId);
@@ -148,8 +149,9 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
     private void streamed(ResponseChunk chunk) {
         if (chunk.first()) {
             ByteBuf bytes = chunk.bytes();
-            ResponseStream stream = new ResponseStream(4L + bytes.getInt(bytes.readerIndex()));
             Pending p = pending.remove(bytes.getInt(bytes.readerIndex() + 4));
+            ResponseStream stream = new ResponseStream(4L + bytes.getInt(bytes.readerIndex()),
+                    p != null ? p.inspector : piece -> { });
             stream.append(bytes);
             current = chunk.last() ? null : stream;
             if (p == null) {

@@ -66,11 +66,13 @@ public final class BackendSession implements AutoCloseable {
 
     /**
      * Like {@link #send}, but completes when the response's first bytes arrive, with a stream
-     * that forwards the rest as it comes (for large responses the proxy passes on unread).
+     * that forwards the rest as it comes (for large responses the proxy passes on without
+     * decoding); {@code inspector} sees each piece first.
      */
-    public CompletableFuture<ResponseStream> sendStreaming(BrokerAddress broker, ByteBuf request) {
+    public CompletableFuture<ResponseStream> sendStreaming(BrokerAddress broker, ByteBuf request,
+                                                           ResponseInspector inspector) {
         Duration deadline = connector.requestTimeout();
-        return send(broker, request, (connection, bytes) -> connection.sendStreaming(bytes, deadline));
+        return send(broker, request, (connection, bytes) -> connection.sendStreaming(bytes, deadline, inspector));
     }
 
     private <R extends ReferenceCounted> CompletableFuture<R> send(

@@ -8,6 +8,8 @@ import io.netty.handler.stream.ChunkedInput;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCounted;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A broker's response frame that is forwarded while it is still arriving (cut-through), for
@@ -21,9 +23,11 @@ import java.util.ArrayDeque;
  * must be closed: part of the frame may already be on the wire.
  */
 public final class ResponseStream extends AbstractReferenceCounted implements ChunkedInput<ByteBuf> {
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseStream.class);
     private static final int LENGTH_BYTES = 4;
 
     private final long length;
+    private final ResponseInspector inspector;
     private final ArrayDeque<ByteBuf> pieces = new ArrayDeque<>();
     private long received;
     private long handedOut;
@@ -32,14 +36,24 @@ public final class ResponseStream extends AbstractReferenceCounted implements Ch
     private Runnable onData = () -> { };
     private Runnable onClose = () -> { };
 
-    ResponseStream(long length) {
+    ResponseStream(long length, ResponseInspector inspector) {
         this.length = length;
+        this.inspector = inspector;
     }
 
-    /** Adds the next piece (ownership taken) and wakes the writer. */
+    /** Adds the next piece (ownership taken), after the inspector saw it, and wakes the writer. */
     void append(ByteBuf piece) {
-        if (discarded) {
+        if (discarded || failure != null) {
             piece.release();
+            return;
+        }
+        try {
+            inspector.inspect(piece);
+        } catch (RuntimeException e) {
+            // Bytes the inspector could not vouch for must not reach the client.
+            LOG.warn("streamed response dropped: its inspector failed", e);
+            piece.release();
+            fail(e);
             return;
         }
         received += piece.readableBytes();

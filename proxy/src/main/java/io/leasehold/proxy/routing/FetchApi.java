@@ -1,5 +1,6 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.backend.ResponseInspector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,9 +19,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * Fetch as a partitioned API. Fetch sessions are not forwarded: every sub-request is a full,
  * sessionless fetch (session id 0, epoch -1), so brokers answer with session id 0 and the
  * client keeps sending full fetches. A single-owner response is streamed to the client as it
- * arrives, without being decoded or buffered whole. The client's rack is not forwarded and
- * merged responses name no backend broker (no preferred read replica, no current leader), since
- * the proxy is the only node clients know. Any broker serves reads, so a read whose broker does
+ * arrives, without being decoded or buffered whole; a {@link FetchStreamInspector} reads its
+ * partition headers as they pass. The client's rack is not forwarded and no response names a
+ * backend broker (no preferred read replica, no current leader), since the proxy is the only
+ * node clients know. Any broker serves reads, so a read whose broker does
  * not answer within its long-poll plus a second is retried on another.
  */
 final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
@@ -133,8 +135,8 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     }
 
     @Override
-    public boolean streamsSingleResponse() {
-        return true;
+    public ResponseInspector streamInspector(short version, StreamedErrors errors) {
+        return new FetchStreamInspector(version, errors);
     }
 
     @Override

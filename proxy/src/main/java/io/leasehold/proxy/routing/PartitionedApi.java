@@ -1,6 +1,7 @@
 package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.ResponseInspector;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.leasehold.routing.watch.RoutingTable;
@@ -68,12 +69,21 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     /** True if the single-owner case may forward the client's own bytes unchanged. */
     boolean forwardsOriginal(Q request);
 
+    /** Receives the error codes of a response streamed to the client as they pass. */
+    interface StreamedErrors {
+        void partition(String topicName, Uuid topicId, int partition, short error);
+
+        /** A response-level error, which applies to every partition. */
+        void whole(short error);
+    }
+
     /**
-     * True if a single-owner response is forwarded without being read at all, streamed to the
-     * client while it arrives; false if the proxy reads it for rejected partitions first.
+     * For an API whose single-owner response is streamed to the client while it arrives, without
+     * being decoded: what watches the bytes as they pass, reporting each partition's error code to
+     * {@code errors} and removing what clients must not see. Null if the response is read whole.
      */
-    default boolean streamsSingleResponse() {
-        return false;
+    default ResponseInspector streamInspector(short version, StreamedErrors errors) {
+        return null;
     }
 
     /** How long rejected partitions may be retried on the client's behalf. */

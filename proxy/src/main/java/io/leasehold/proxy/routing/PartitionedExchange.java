@@ -4,6 +4,7 @@ import io.github.resilience4j.retry.Retry;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendUnreachableException;
+import io.leasehold.proxy.backend.ResponseInspector;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -36,7 +37,8 @@ import org.apache.kafka.common.protocol.Errors;
  * sub-request per broker concurrently, retries partitions a broker rejected as not its own
  * (and partitions never sent) on the current owner, and merges all partition results into one
  * response in the client's version. When a single broker takes the whole request on the first
- * try, its response bytes are forwarded as they are, unless the exchange is bridged: then
+ * try, its response bytes are forwarded as they are (a streamed one passes an inspector that
+ * drops rejected routes and removes backend broker ids), unless the exchange is bridged: then
  * sub-requests go out and responses are read in the backend version, and the merged response is
  * always encoded in the client's version.
  */
@@ -236,10 +238,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         boolean bridged = backendVersion != frame.version();
         ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed);
-        if (api.streamsSingleResponse() && !bridged) {
-            return within(client.backends().sendStreaming(broker, payload), routed).handle((stream, error) -> error != null
-                    ? retrying(failed(broker, routed, error))
-                    : finished(stream.withCorrelationId(frame.correlationId())));
+        ResponseInspector inspector = bridged ? null : api.streamInspector(frame.version(), streamedErrors(routed));
+        if (inspector != null) {
+            return within(client.backends().sendStreaming(broker, payload, inspector), routed).handle((stream, error) ->
+                    error != null
+                            ? retrying(failed(broker, routed, error))
+                            : finished(stream.withCorrelationId(frame.correlationId())));
         }
         return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
             if (error != null) {
@@ -253,6 +257,31 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             return retrying(retry);
         });
+    }
+
+    /**
+     * Where a streamed response's error codes go: it is already on its way to the client, so
+     * nothing is retried, but a rejected route is dropped exactly as for a response read whole.
+     */
+    private PartitionedApi.StreamedErrors streamedErrors(List<Routed<T, E>> routed) {
+        Map<Key, Routed<T, E>> byKey = new HashMap<>();
+        routed.forEach(r -> byKey.put(r.entry().key(), r));
+        return new PartitionedApi.StreamedErrors() {
+            @Override
+            public void partition(String topicName, Uuid topicId, int partition, short error) {
+                Routed<T, E> r = byKey.get(new Key(topicName, topicId, partition));
+                if (r != null && error == api.rejection().code()) {
+                    rejected(r);
+                }
+            }
+
+            @Override
+            public void whole(short error) {
+                if (error == api.rejection().code()) {
+                    routed.forEach(PartitionedExchange.this::rejected);
+                }
+            }
+        };
     }
 
     /**
@@ -329,15 +358,20 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             results.put(key, result);
             if (api.errorCode(result) == api.rejection().code()) {
-                api.countRejection(metrics);
-                if (r.ownership() != null) {
-                    api.invalidate(router.routes(), r.entry().resolvedName(), key.partition(), r.ownership());
-                }
+                rejected(r);
                 notSentToOwner(r.entry());
                 retry.add(r.entry());
             }
         }
         return retry;
+    }
+
+    /** A broker said "not mine" for a partition: counted, and the route it was sent by dropped. */
+    private void rejected(Routed<T, E> r) {
+        api.countRejection(metrics);
+        if (r.ownership() != null) {
+            api.invalidate(router.routes(), r.entry().resolvedName(), r.entry().key().partition(), r.ownership());
+        }
     }
 
     /**

@@ -26,7 +26,7 @@ public final class EmbeddedBackend implements AutoCloseable {
 
     /** Sends a small request whose response will be streamed; returns the future stream. */
     public CompletableFuture<ResponseStream> sendStreaming() {
-        return connection.sendStreaming(request(), DEADLINE);
+        return connection.sendStreaming(request(), DEADLINE, piece -> { });
     }
 
     /** Sends a small request whose response will be delivered whole. */
