@@ -15,12 +15,17 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * error, etcd down, or no answer to progress requests — it keeps serving the last snapshot,
  * reports how stale it is, and reloads and re-watches with exponential backoff (up to 3 s).
  *
- * <p>All etcd work runs on one private thread; {@link #invalidatePartition} and
- * {@link #invalidateGroup} may be called from any thread.
+ * <p>All etcd work runs on one private thread, and route drops on another; {@link #invalidatePartition}
+ * and {@link #invalidateGroup} may be called from any thread and only queue the drop.
  */
 public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
 
@@ -65,7 +70,16 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private final ScheduledExecutorService worker;
     private final List<Consumer<RoutingSnapshot>> listeners = new CopyOnWriteArrayList<>();
     private final CountDownLatch loadedLatch = new CountDownLatch(1);
-    /** Serializes snapshot replacement between the worker thread and invalidating callers. */
+    /**
+     * Drops rejected routes and restores them after the hold, apart from the etcd worker (whose
+     * reloads may wait on etcd for seconds) and never on the callers' event loops.
+     */
+    private final ScheduledExecutorService drops;
+    private final Queue<PendingDrop> pendingDrops = new ConcurrentLinkedQueue<>();
+    /** Drops queued and not yet applied: asking again for one of them is not a new drop. */
+    private final Set<PendingDrop> queuedDrops = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean dropsScheduled = new AtomicBoolean();
+    /** Serializes snapshot replacement between the worker and drops threads. */
     private final Object lock = new Object();
 
     private volatile RoutingSnapshot current = RoutingSnapshot.empty();
@@ -80,6 +94,10 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private long generation;
     private volatile long lastHeardAt;
 
+    /** A rejected route waiting to be dropped: a partition's or (partition null) a group's. */
+    private record PendingDrop(PartitionId partition, String group, Ownership rejected) {
+    }
+
     private OwnershipWatcher(Client client, KeySchema keys, Duration rejectionHold) {
         this.client = client;
         this.rejectionHold = rejectionHold;
@@ -89,16 +107,21 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         this.loader = new RangeLoader(client.getKVClient(), REQUEST_TIMEOUT);
         this.metadataSnapshot = new MetadataSnapshotReader(keys.metadataSnapshotKey());
         this.applier = new EntryApplier(keys, new MalformedEntryLog(), metadataSnapshot);
+        this.worker = singleThread("leasehold-ownership-watcher");
+        this.drops = singleThread("leasehold-route-drops");
+        this.inSyncAt = System.nanoTime();
+        this.broken = true;
+    }
+
+    private static ScheduledExecutorService singleThread(String name) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "leasehold-ownership-watcher");
+            Thread thread = new Thread(runnable, name);
             thread.setDaemon(true);
             return thread;
         });
-        // A reload scheduled for later must not hold up close().
+        // A reload or restore scheduled for later must not hold up close().
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.worker = executor;
-        this.inSyncAt = System.nanoTime();
-        this.broken = true;
+        return executor;
     }
 
     /** Starts loading and watching in the background and returns at once; see {@link #awaitLoaded}. */
@@ -140,20 +163,86 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         return metadataSnapshot.rejectedCount();
     }
 
+    /**
+     * Queues the drop and returns at once: callers are event loops, and rebuilding the snapshot
+     * is O(topics + groups), so it runs on the drops thread, which takes every drop queued
+     * meanwhile into one rebuild. Returns false if the route is no longer the rejected one, or its
+     * drop is already queued.
+     */
     @Override
     public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
-        synchronized (lock) {
-            if (rejected == null || !rejected.equals(current.partitionOwner(topic, partition))) {
-                return false;
-            }
-            RoutingSnapshot.Builder builder = current.toBuilder();
-            builder.removePartition(topic, partition);
-            PartitionId id = new PartitionId(topic, partition);
-            DroppedRoutes.Drop drop = dropped.dropPartition(id, rejected);
-            publish(builder.build());
-            afterHold(() -> restorePartition(id, drop));
-            return true;
+        if (rejected == null || !rejected.equals(current.partitionOwner(topic, partition))) {
+            return false;
         }
+        return queueDrop(new PendingDrop(new PartitionId(topic, partition), null, rejected));
+    }
+
+    @Override
+    public boolean invalidateGroup(String group, Ownership rejected) {
+        if (rejected == null || !rejected.equals(current.groupOwner(group))) {
+            return false;
+        }
+        return queueDrop(new PendingDrop(null, group, rejected));
+    }
+
+    private boolean queueDrop(PendingDrop drop) {
+        if (!queuedDrops.add(drop)) {
+            return false;
+        }
+        pendingDrops.add(drop);
+        if (dropsScheduled.compareAndSet(false, true)) {
+            try {
+                drops.execute(this::applyDrops);
+            } catch (RejectedExecutionException e) {
+                // Closed: the snapshot is no longer maintained.
+            }
+        }
+        return true;
+    }
+
+    /** Drops thread: every queued drop whose route is still the rejected one, in one new snapshot. */
+    private void applyDrops() {
+        dropsScheduled.set(false);
+        List<PendingDrop> taken = new ArrayList<>();
+        for (PendingDrop drop = pendingDrops.poll(); drop != null; drop = pendingDrops.poll()) {
+            taken.add(drop);
+        }
+        if (taken.isEmpty()) {
+            return;
+        }
+        synchronized (lock) {
+            RoutingSnapshot.Builder builder = current.toBuilder();
+            boolean changed = false;
+            for (PendingDrop drop : taken) {
+                changed |= drop.partition() != null ? dropPartition(builder, drop) : dropGroup(builder, drop);
+            }
+            if (changed) {
+                publish(builder.build());
+            }
+        }
+        taken.forEach(queuedDrops::remove);
+    }
+
+    private boolean dropPartition(RoutingSnapshot.Builder builder, PendingDrop pending) {
+        PartitionId id = pending.partition();
+        if (!pending.rejected().equals(builder.partitionOwner(id.topic(), id.partition()))) {
+            return false;
+        }
+        builder.removePartition(id.topic(), id.partition());
+        DroppedRoutes.Drop drop = dropped.dropPartition(id, pending.rejected());
+        afterHold(() -> restorePartition(id, drop));
+        return true;
+    }
+
+    private boolean dropGroup(RoutingSnapshot.Builder builder, PendingDrop pending) {
+        String group = pending.group();
+        if (!pending.rejected().equals(builder.groupOwner(group))) {
+            return false;
+        }
+        builder.removeGroup(group);
+        DroppedRoutes.Drop drop = dropped.dropGroup(group, pending.rejected());
+        afterHold(() -> restoreGroup(group, drop));
+        return true;
     }
 
     /** The hold of {@code drop} is over: if etcd still names the rejected owner, route to it again. */
@@ -175,24 +264,9 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
 
     private void afterHold(Runnable restore) {
         try {
-            worker.schedule(restore, rejectionHold.toMillis(), TimeUnit.MILLISECONDS);
+            drops.schedule(restore, rejectionHold.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // Closed: the snapshot is no longer maintained.
-        }
-    }
-
-    @Override
-    public boolean invalidateGroup(String group, Ownership rejected) {
-        synchronized (lock) {
-            if (rejected == null || !rejected.equals(current.groupOwner(group))) {
-                return false;
-            }
-            RoutingSnapshot.Builder builder = current.toBuilder();
-            builder.removeGroup(group);
-            DroppedRoutes.Drop drop = dropped.dropGroup(group, rejected);
-            publish(builder.build());
-            afterHold(() -> restoreGroup(group, drop));
-            return true;
         }
     }
 
@@ -207,12 +281,15 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         closed = true;
         worker.execute(this::stopWatching);
         worker.shutdown();
+        drops.shutdown();
         try {
             worker.awaitTermination(5, TimeUnit.SECONDS);
+            drops.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         worker.shutdownNow();
+        drops.shutdownNow();
     }
 
     /** Worker thread: a full read at revision R, a fresh snapshot, and a watch from R+1. */

@@ -19,10 +19,11 @@ public interface RoutingTable {
 
     /**
      * Drops the partition's route only if it is still exactly {@code rejected}, so a newer owner
-     * learnt meanwhile is kept. The route comes back when etcd reports a new owner, or after a
+     * learnt meanwhile is kept. May return before the drop shows in {@link #snapshot()}: callers
+     * are event loops, which must not wait for a snapshot rebuild. The route comes back when etcd reports a new owner, or after a
      * short hold if etcd still names the rejected one (that owner is tried again).
      *
-     * @return true if the route was dropped
+     * @return true if the route is dropped (or about to be) by this call
      */
     boolean invalidatePartition(String topic, int partition, Ownership rejected);
 

@@ -87,6 +87,7 @@ class OwnershipWatcherFaultTest {
         OwnershipWatcher watcher = loadedWatcher(client(relay.endpoint()));
         Ownership rejected = watcher.snapshot().partitionOwner("orders", 1);
         assertThat(watcher.invalidatePartition("orders", 1, rejected)).isTrue();
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("orders", 1) == null);
 
         relay.cut();
         await().atMost(CONVERGE).until(() -> watcher.staleness().compareTo(Duration.ZERO) > 0);

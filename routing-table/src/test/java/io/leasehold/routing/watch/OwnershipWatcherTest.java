@@ -25,9 +25,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,7 +162,8 @@ class OwnershipWatcherTest {
         assertThat(watcher.snapshot().partitionOwner("orders", 1)).isEqualTo(rejected);
 
         assertThat(watcher.invalidatePartition("orders", 1, rejected)).isTrue();
-        assertThat(watcher.snapshot().partitionOwner("orders", 1)).isNull();
+        assertThat(watcher.invalidatePartition("orders", 1, rejected)).as("already queued").isFalse();
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("orders", 1) == null);
         assertThat(watcher.invalidatePartition("orders", 1, rejected)).isFalse();
 
         // A write that still names the rejected ownership (same value, same create_revision) keeps it dropped.
@@ -186,8 +190,8 @@ class OwnershipWatcherTest {
 
         assertThat(watcher.invalidatePartition("orders", 1, partitionOwner)).isTrue();
         assertThat(watcher.invalidateGroup("billing", groupOwner)).isTrue();
-        assertThat(watcher.snapshot().partitionOwner("orders", 1)).isNull();
-        assertThat(watcher.snapshot().groupOwner("billing")).isNull();
+        await().atMost(CONVERGE).pollInterval(Duration.ofMillis(2)).until(() ->
+                watcher.snapshot().partitionOwner("orders", 1) == null && watcher.snapshot().groupOwner("billing") == null);
 
         // Nothing changes in etcd: the owner that said "not mine" still holds its keys.
         await().atMost(CONVERGE).untilAsserted(() -> {
@@ -199,6 +203,53 @@ class OwnershipWatcherTest {
     }
 
     @Test
+    void dropsAreRebuiltOffTheCallersThreadsAndConcurrentDropsAndWatchEventsLoseNothing() throws Exception {
+        putAll(partitionKeys("busy", 400, "1"));
+        OwnershipWatcher watcher = loadedWatcher();
+        Set<String> publishingThreads = ConcurrentHashMap.newKeySet();
+        watcher.addListener(snapshot -> publishingThreads.add(Thread.currentThread().getName()));
+        Map<Integer, Ownership> owners = new HashMap<>();
+        for (int p = 0; p < 200; p++) {
+            owners.put(p, watcher.snapshot().partitionOwner("busy", p));
+        }
+
+        // Four stand-ins for event loops drop 50 routes each while etcd moves partitions 200-399.
+        List<Thread> callers = new ArrayList<>();
+        AtomicInteger accepted = new AtomicInteger();
+        for (int t = 0; t < 4; t++) {
+            int first = t * 50;
+            callers.add(new Thread(() -> {
+                for (int p = first; p < first + 50; p++) {
+                    if (watcher.invalidatePartition("busy", p, owners.get(p))) {
+                        accepted.incrementAndGet();
+                    }
+                }
+            }, "event-loop-stand-in-" + t));
+        }
+        callers.forEach(Thread::start);
+        for (int p = 200; p < 400; p++) {
+            put(keys.partitionLeaseKey("busy", p), "2");
+        }
+        for (Thread caller : callers) {
+            caller.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertThat(accepted.get()).as("drops accepted").isEqualTo(200);
+
+        await().atMost(CONVERGE).untilAsserted(() -> {
+            RoutingSnapshot snapshot = watcher.snapshot();
+            for (int p = 0; p < 200; p++) {
+                assertThat(snapshot.partitionOwner("busy", p)).as("dropped busy-" + p).isNull();
+            }
+            for (int p = 200; p < 400; p++) {
+                assertThat(snapshot.partitionOwner("busy", p)).as("moved busy-" + p).isNotNull()
+                        .extracting(Ownership::brokerId).isEqualTo(2);
+            }
+        });
+        assertThat(publishingThreads).as("threads that rebuilt a snapshot")
+                .noneMatch(name -> name.startsWith("event-loop-stand-in"));
+    }
+
+    @Test
     void groupInvalidationIsConditionalToo() throws Exception {
         put(keys.groupLeaseKey("billing"), "3");
         OwnershipWatcher watcher = loadedWatcher();
@@ -206,7 +257,7 @@ class OwnershipWatcherTest {
 
         assertThat(watcher.invalidateGroup("billing", new Ownership(4, owner.epoch()))).isFalse();
         assertThat(watcher.invalidateGroup("billing", owner)).isTrue();
-        assertThat(watcher.snapshot().groupOwner("billing")).isNull();
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().groupOwner("billing") == null);
 
         put(keys.groupLeaseKey("billing"), "4");
         await().atMost(CONVERGE).until(() -> watcher.snapshot().groupOwner("billing") != null);
