@@ -37,13 +37,15 @@ public final class OwnerRouter {
     /** Route for a partition on retry number {@code attempt} (0 = first try). */
     Target partition(RoutingSnapshot snapshot, String topic, int partition, int attempt) {
         Ownership owner = snapshot.partitionOwner(topic, partition);
-        return route(snapshot, owner, 31 * topic.hashCode() + partition, attempt);
+        int suppressed = owner == null ? routes.suppressedPartitionOwner(topic, partition) : RoutingTable.NONE_SUPPRESSED;
+        return route(snapshot, owner, 31 * topic.hashCode() + partition, attempt, suppressed);
     }
 
     /** Route for a consumer group on retry number {@code attempt}. */
     Target group(RoutingSnapshot snapshot, String group, int attempt) {
         Ownership owner = snapshot.groupOwner(group);
-        return route(snapshot, owner, Objects.hashCode(group), attempt);
+        int suppressed = owner == null ? routes.suppressedGroupOwner(group) : RoutingTable.NONE_SUPPRESSED;
+        return route(snapshot, owner, Objects.hashCode(group), attempt, suppressed);
     }
 
     /**
@@ -59,7 +61,12 @@ public final class OwnerRouter {
         return new Target(others.get(Math.floorMod(attempt, others.size())), null);
     }
 
-    private Target route(RoutingSnapshot snapshot, Ownership owner, int hash, int attempt) {
+    /**
+     * The owner's broker, or a fallback: the live brokers in an order every proxy computes alike
+     * (rotated by {@code hash}), except that an owner whose route was dropped after it rejected
+     * ({@code suppressed}) comes last, so a retry still reaches it if no other broker will do.
+     */
+    private Target route(RoutingSnapshot snapshot, Ownership owner, int hash, int attempt, int suppressed) {
         if (owner != null) {
             BrokerAddress address = snapshot.broker(owner.brokerId());
             if (address != null) {
@@ -70,7 +77,21 @@ public final class OwnerRouter {
         if (live.isEmpty()) {
             return null;
         }
-        return new Target(live.get(Math.floorMod(hash + attempt, live.size())), null);
+        BrokerAddress rejecter = null;
+        List<BrokerAddress> others = new ArrayList<>(live.size());
+        for (BrokerAddress broker : live) {
+            if (broker.id() == suppressed) {
+                rejecter = broker;
+            } else {
+                others.add(broker);
+            }
+        }
+        if (rejecter == null || others.isEmpty()) {
+            return new Target(live.get(Math.floorMod(hash + attempt, live.size())), null);
+        }
+        int position = Math.floorMod(attempt, live.size());
+        return new Target(position == others.size() ? rejecter : others.get(Math.floorMod(hash + position,
+                others.size())), null);
     }
 
     /** Live brokers sorted by id, or the bootstrap list while etcd knows none. */

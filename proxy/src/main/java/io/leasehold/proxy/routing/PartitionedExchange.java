@@ -251,7 +251,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             responseFrames.add(response);
             List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion),
-                    routed);
+                    broker, routed);
             if (retry.isEmpty() && !bridged && responseFrames.remove(response)) {
                 return finished(KafkaMessages.withResponseCorrelationId(response, frame.correlationId()));
             }
@@ -325,7 +325,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return failed(broker, routed, error);
             }
             responseFrames.add(response);
-            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion), routed);
+            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion), broker, routed);
         });
     }
 
@@ -340,7 +340,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /** Records a sub-response; returns the partitions to retry (rejected as not owned). */
-    private List<Entry<T, E>> absorb(R response, List<Routed<T, E>> routed) {
+    private List<Entry<T, E>> absorb(R response, BrokerAddress broker, List<Routed<T, E>> routed) {
         throttle = Math.max(throttle, api.throttleTimeMs(response));
         short topLevel = api.topLevelError(response);
         Map<Key, P> answered = new HashMap<>();
@@ -361,6 +361,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 rejected(r);
                 notSentToOwner(r.entry());
                 retry.add(r.entry());
+            } else if (r.ownership() == null && api.ordersWrites() && api.errorCode(result) == Errors.NONE.code()) {
+                // A write taken on a fallback route: if by the owner whose route was dropped, it is back.
+                router.routes().ownerAccepted(r.entry().resolvedName(), key.partition(), broker.id());
             }
         }
         return retry;

@@ -3,15 +3,15 @@ package io.leasehold.routing.watch;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.PartitionId;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Routes the proxy invalidated, each with the ownership that was rejected. While a key still
  * shows exactly that ownership, a late watch event or a reload must not bring the route back; any
  * other ownership (or a deletion) of the key ends the entry. An entry is only held for a while
  * ({@link #expirePartition}): an owner that rejected once while keeping its key is tried again
- * rather than never. Guarded by the watcher's lock.
+ * rather than never. Changed only under the watcher's lock; read without it.
  */
 final class DroppedRoutes {
 
@@ -28,8 +28,18 @@ final class DroppedRoutes {
         }
     }
 
-    private final Map<PartitionId, Drop> partitions = new HashMap<>();
-    private final Map<String, Drop> groups = new HashMap<>();
+    private final Map<PartitionId, Drop> partitions = new ConcurrentHashMap<>();
+    private final Map<String, Drop> groups = new ConcurrentHashMap<>();
+
+    /** The partition's drop in force, or null. */
+    Drop partition(PartitionId partition) {
+        return partitions.get(partition);
+    }
+
+    /** The group's drop in force, or null. */
+    Drop group(String group) {
+        return groups.get(group);
+    }
 
     Drop dropPartition(PartitionId partition, Ownership rejected) {
         Drop drop = new Drop(rejected);

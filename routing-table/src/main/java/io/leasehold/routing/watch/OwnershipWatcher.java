@@ -185,6 +185,31 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         return queueDrop(new PendingDrop(null, group, rejected));
     }
 
+    @Override
+    public int suppressedPartitionOwner(String topic, int partition) {
+        DroppedRoutes.Drop drop = dropped.partition(new PartitionId(topic, partition));
+        return drop == null ? NONE_SUPPRESSED : drop.rejected().brokerId();
+    }
+
+    @Override
+    public int suppressedGroupOwner(String group) {
+        DroppedRoutes.Drop drop = dropped.group(group);
+        return drop == null ? NONE_SUPPRESSED : drop.rejected().brokerId();
+    }
+
+    @Override
+    public void ownerAccepted(String topic, int partition, int brokerId) {
+        PartitionId id = new PartitionId(topic, partition);
+        DroppedRoutes.Drop drop = dropped.partition(id);
+        if (drop != null && drop.rejected().brokerId() == brokerId) {
+            try {
+                drops.execute(() -> restorePartition(id, drop));
+            } catch (RejectedExecutionException e) {
+                // Closed: the snapshot is no longer maintained.
+            }
+        }
+    }
+
     private boolean queueDrop(PendingDrop drop) {
         if (!queuedDrops.add(drop)) {
             return false;

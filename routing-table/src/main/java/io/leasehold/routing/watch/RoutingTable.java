@@ -30,6 +30,30 @@ public interface RoutingTable {
     /** As {@link #invalidatePartition}, for a consumer group's coordinator route. */
     boolean invalidateGroup(String group, Ownership rejected);
 
+    /** Returned by {@link #suppressedPartitionOwner} and {@link #suppressedGroupOwner} when no route is dropped. */
+    int NONE_SUPPRESSED = -1;
+
+    /**
+     * The broker whose route to the partition is dropped after it rejected it, or
+     * {@link #NONE_SUPPRESSED}: fallbacks try it last, not never. Lock-free.
+     */
+    default int suppressedPartitionOwner(String topic, int partition) {
+        return NONE_SUPPRESSED;
+    }
+
+    /** As {@link #suppressedPartitionOwner}, for a consumer group's coordinator. */
+    default int suppressedGroupOwner(String group) {
+        return NONE_SUPPRESSED;
+    }
+
+    /**
+     * A broker took a write for the partition: if it is the owner whose route was dropped after a
+     * rejection, its rejection is over, and the route comes back without waiting for the hold.
+     * Returns at once (the route comes back shortly after).
+     */
+    default void ownerAccepted(String topic, int partition, int brokerId) {
+    }
+
     /** How many revisions of KafScale's metadata snapshot could not be read (the last good broker list was kept). */
     default long rejectedMetadataSnapshots() {
         return 0;

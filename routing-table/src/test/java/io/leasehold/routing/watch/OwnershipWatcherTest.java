@@ -250,6 +250,26 @@ class OwnershipWatcherTest {
     }
 
     @Test
+    void aDroppedOwnerThatTakesAWriteIsRoutedToAgainWithoutWaitingForTheHold() throws Exception {
+        put(keys.partitionLeaseKey("orders", 1), "1");
+        OwnershipWatcher watcher = loadedWatcher();
+        Ownership rejected = watcher.snapshot().partitionOwner("orders", 1);
+        assertThat(watcher.invalidatePartition("orders", 1, rejected)).isTrue();
+        await().atMost(CONVERGE).until(() -> watcher.snapshot().partitionOwner("orders", 1) == null);
+        assertThat(watcher.suppressedPartitionOwner("orders", 1)).isEqualTo(1);
+
+        watcher.ownerAccepted("orders", 1, 2);
+        assertThat(watcher.suppressedPartitionOwner("orders", 1)).as("another broker's write proves nothing")
+                .isEqualTo(1);
+
+        watcher.ownerAccepted("orders", 1, 1);
+        await().atMost(CONVERGE).untilAsserted(() -> {
+            assertThat(watcher.snapshot().partitionOwner("orders", 1)).isEqualTo(rejected);
+            assertThat(watcher.suppressedPartitionOwner("orders", 1)).isEqualTo(RoutingTable.NONE_SUPPRESSED);
+        });
+    }
+
+    @Test
     void groupInvalidationIsConditionalToo() throws Exception {
         put(keys.groupLeaseKey("billing"), "3");
         OwnershipWatcher watcher = loadedWatcher();
