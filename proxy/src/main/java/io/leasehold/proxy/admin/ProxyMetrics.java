@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
 
 /**
  * The proxy's metrics, named {@code leasehold_*} in Prometheus. Request timers are published as
@@ -34,6 +35,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Map<String, Counter> connectionsTimedOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
+    private final Map<String, Counter> listenerConnections = new ConcurrentHashMap<>();
     private final Counter requestsQueued;
     private final Counter drainTimeouts;
     private final Counter notLeaderRejections;
@@ -101,6 +103,29 @@ public final class ProxyMetrics implements AutoCloseable {
     public void clientConnectionOpened() {
         clientConnections.incrementAndGet();
         clientConnectionsAccepted.increment();
+    }
+
+    /**
+     * A client connection accepted on one of the proxy's Kafka ports: {@code listener} is
+     * "bootstrap" or, in the node-per-owner presentation, "node-ID" for the port of node ID.
+     */
+    public void listenerConnectionAccepted(String listener) {
+        listenerConnections.computeIfAbsent(listener, key -> Counter.builder("leasehold.listener.connections.accepted")
+                .description("Client connections accepted, by the port they arrived on (bootstrap or a node's port)")
+                .tag("listener", key)
+                .register(registry)).increment();
+    }
+
+    /**
+     * Publishes, read at scrape time, how many live brokers have no node of their own in the
+     * node-per-owner presentation ({@code hasNode} is false for their id).
+     */
+    public void bindBrokersWithoutNode(RoutingTable table, IntPredicate hasNode) {
+        Gauge.builder("leasehold.presentation.brokers.without.node", table,
+                        t -> t.snapshot().brokers().stream().filter(b -> !hasNode.test(b.id())).count())
+                .description("Live brokers whose id is outside the presentation's node range; their partitions are "
+                        + "shown on other nodes")
+                .strongReference(true).register(registry);
     }
 
     public void clientConnectionClosed() {

@@ -37,13 +37,31 @@ public final class OwnerRouter {
     /** Route for a partition on retry number {@code attempt} (0 = first try). */
     Target partition(RoutingSnapshot snapshot, String topic, int partition, int attempt) {
         Ownership owner = snapshot.partitionOwner(topic, partition);
-        return route(snapshot, owner, 31 * topic.hashCode() + partition, attempt);
+        return route(snapshot, owner, partitionHash(topic, partition), attempt);
     }
 
     /** Route for a consumer group on retry number {@code attempt}. */
     Target group(RoutingSnapshot snapshot, String group, int attempt) {
         Ownership owner = snapshot.groupOwner(group);
-        return route(snapshot, owner, Objects.hashCode(group), attempt);
+        return route(snapshot, owner, groupHash(group), attempt);
+    }
+
+    /** The hash that spreads an unowned partition; the same in every proxy (String.hashCode is specified). */
+    static int partitionHash(String topic, int partition) {
+        return 31 * topic.hashCode() + partition;
+    }
+
+    /** The hash that spreads an unowned group; the same in every proxy. */
+    static int groupHash(String group) {
+        return Objects.hashCode(group);
+    }
+
+    /**
+     * The fallback choice for {@code hash} on retry {@code attempt} among {@code sortedById}, a
+     * non-empty list sorted by broker id: what every proxy picks for something nobody owns.
+     */
+    static <T> T fallback(List<T> sortedById, int hash, int attempt) {
+        return sortedById.get(Math.floorMod(hash + attempt, sortedById.size()));
     }
 
     /**
@@ -70,7 +88,7 @@ public final class OwnerRouter {
         if (live.isEmpty()) {
             return null;
         }
-        return new Target(live.get(Math.floorMod(hash + attempt, live.size())), null);
+        return new Target(fallback(live, hash, attempt), null);
     }
 
     /** Live brokers sorted by id, or the bootstrap list while etcd knows none. */
