@@ -128,15 +128,19 @@ public final class FrontendServer implements AutoCloseable {
      * (port 0 picks a free port). If a port cannot be bound, the ones already bound are closed.
      */
     public InetSocketAddress start() throws InterruptedException {
+        boolean started = false;
         try {
             Channel bootstrap = bind(BOOTSTRAP, port);
             for (NodePort node : nodePorts) {
                 bind(node.listener(), node.port());
             }
+            started = true;
             return (InetSocketAddress) bootstrap.localAddress();
-        } catch (RuntimeException | InterruptedException e) {
-            closeListeners();
-            throw e;
+        } finally {
+            // Netty rethrows a failed bind's BindException unchecked: whatever failed, close what did bind.
+            if (!started) {
+                closeListeners();
+            }
         }
     }
 
