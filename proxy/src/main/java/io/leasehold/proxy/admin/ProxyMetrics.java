@@ -110,10 +110,9 @@ public final class ProxyMetrics implements AutoCloseable {
      * "bootstrap" or, in the node-per-owner presentation, "node-ID" for the port of node ID.
      */
     public void listenerConnectionAccepted(String listener) {
-        listenerConnections.computeIfAbsent(listener, key -> Counter.builder("leasehold.listener.connections.accepted")
-                .description("Client connections accepted, by the port they arrived on (bootstrap or a node's port)")
-                .tag("listener", key)
-                .register(registry)).increment();
+        increment(listenerConnections, "leasehold.listener.connections.accepted",
+                "Client connections accepted, by the port they arrived on (bootstrap or a node's port)",
+                "listener", listener);
     }
 
     /**
@@ -143,18 +142,16 @@ public final class ProxyMetrics implements AutoCloseable {
 
     /** A client frame refused; {@code reason} is one of a small fixed set, e.g. "oversized", "malformed". */
     public void frameRejected(String reason) {
-        framesRejected.computeIfAbsent(reason, key -> Counter.builder("leasehold.frames.rejected")
-                .description("Client frames refused as invalid, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(framesRejected, "leasehold.frames.rejected",
+                "Client frames refused as invalid, by reason",
+                "reason", reason);
     }
 
     /** A client connection refused at accept time, e.g. "max_connections". */
     public void connectionRefused(String reason) {
-        connectionsRefused.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.refused")
-                .description("Client connections refused, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(connectionsRefused, "leasehold.client.connections.refused",
+                "Client connections refused, by reason",
+                "reason", reason);
     }
 
     /**
@@ -163,10 +160,9 @@ public final class ProxyMetrics implements AutoCloseable {
      * (the client went away mid-handshake).
      */
     public void tlsHandshakeFailed(String reason) {
-        tlsHandshakeFailures.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.tls.handshake.failures")
-                .description("Client connections closed because the TLS handshake failed, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(tlsHandshakeFailures, "leasehold.client.tls.handshake.failures",
+                "Client connections closed because the TLS handshake failed, by reason",
+                "reason", reason);
     }
 
     public void idleConnectionClosed() {
@@ -179,10 +175,9 @@ public final class ProxyMetrics implements AutoCloseable {
      * within limits.frameCompletionTimeout).
      */
     public void connectionTimedOut(String reason) {
-        connectionsTimedOut.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.timed.out")
-                .description("Client connections closed for missing a deadline, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(connectionsTimedOut, "leasehold.client.connections.timed.out",
+                "Client connections closed for missing a deadline, by reason",
+                "reason", reason);
     }
 
     /**
@@ -237,6 +232,12 @@ public final class ProxyMetrics implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
+    }
+
+    /** Increments the counter {@code name} tagged {@code tag=value}, registering it on first use. */
+    private void increment(Map<String, Counter> counters, String name, String description, String tag, String value) {
+        counters.computeIfAbsent(value, key -> Counter.builder(name).description(description).tag(tag, key)
+                .register(registry)).increment();
     }
 
     private Counter rejection(String error) {
