@@ -125,6 +125,18 @@ app.kubernetes.io/part-of: leasehold
   "limits" $c.limits
   "routing" $c.routing
   "shutdown" $c.shutdown }}
+{{- with .Values.presentation }}
+{{- if eq .mode "node-per-owner" }}
+{{- $presentation := dict "mode" .mode "firstNodeId" (.firstNodeId | int) "nodeCount" (.nodeCount | int) }}
+{{- if .nodePortBase }}
+{{- $_ := set $presentation "nodePortBase" (.nodePortBase | int) }}
+{{- end }}
+{{- if .nodeHostPattern }}
+{{- $_ := set $presentation "nodeHostPattern" .nodeHostPattern }}
+{{- end }}
+{{- $_ := set $config "presentation" $presentation }}
+{{- end }}
+{{- end }}
 {{- toYaml $config }}
 {{- end }}
 
@@ -140,5 +152,38 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- if eq (int .Values.ports.kafka) (int .Values.ports.admin) }}
 {{- fail (printf "ports.kafka and ports.admin must differ (both are %d)" (int .Values.ports.kafka)) }}
+{{- end }}
+{{- with .Values.presentation }}
+{{- if eq .mode "node-per-owner" }}
+{{- if and (not .nodePortBase) (not .nodeHostPattern) }}
+{{- fail "presentation.mode node-per-owner needs presentation.nodePortBase or presentation.nodeHostPattern, or every node would have the bootstrap address" }}
+{{- end }}
+{{- if .nodePortBase }}
+{{- $first := int .nodePortBase }}
+{{- $last := add $first (int .nodeCount) -1 }}
+{{- if gt $last 65535 }}
+{{- fail (printf "presentation node ports %d..%d go past 65535" $first $last) }}
+{{- end }}
+{{- range $name, $port := dict "ports.kafka" $.Values.ports.kafka "ports.admin" $.Values.ports.admin }}
+{{- if and (ge (int $port) $first) (le (int $port) $last) }}
+{{- fail (printf "presentation node ports %d..%d include %s (%d)" $first $last $name (int $port)) }}
+{{- end }}
+{{- end }}
+{{- if and (eq $.Values.service.type "NodePort") (or (lt $first 30000) (gt $last 32767)) }}
+{{- fail (printf "presentation node ports %d..%d must lie in 30000..32767 for a NodePort Service, which exposes them under the same numbers" $first $last) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The node ports of the node-per-owner presentation, one "name port" line each (empty otherwise). */}}
+{{- define "leasehold-proxy.nodePorts" -}}
+{{- with .Values.presentation }}
+{{- if and (eq .mode "node-per-owner") .nodePortBase }}
+{{- range $i := until (int .nodeCount) }}
+{{ printf "node-%d %d" (add (int $.Values.presentation.firstNodeId) $i) (add (int $.Values.presentation.nodePortBase) $i) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}

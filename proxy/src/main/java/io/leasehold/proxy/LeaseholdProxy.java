@@ -12,6 +12,8 @@ import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.routing.BackendReachability;
+import io.leasehold.proxy.routing.ClusterPresentation;
+import io.leasehold.proxy.routing.NodeAddresses;
 import io.leasehold.proxy.routing.OwnerRouter;
 import io.leasehold.proxy.routing.ProxyIdentity;
 import io.leasehold.proxy.routing.RequestRouter;
@@ -31,6 +33,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -58,6 +61,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final FrontendServer frontend;
     private final AdminServer admin;
     private final EventLoopHeartbeat heartbeat;
+    private final ClusterPresentation presentation;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -97,10 +101,9 @@ public final class LeaseholdProxy implements AutoCloseable {
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
         OwnerRouter router = new OwnerRouter(watcher, bootstrap);
         ProxyConfig.Routing routing = config.routing();
-        ProxyIdentity identity = ProxyIdentity.advertised(config.listener().advertisedHost(),
-                config.listener().advertisedPort());
+        this.presentation = presentation(config, router, metrics);
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-        RequestRouter requests = new RequestRouter(router, control, alloc, identity, metrics,
+        RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout()));
         RequestHandler handler = config.saslRequired()
@@ -109,8 +112,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);
         ProxyConfig.Limits limits = config.limits();
-        this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), bossGroup, workerGroup,
-                handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
+        this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), nodePorts(config),
+                bossGroup, workerGroup, handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
                 limits.frameCompletionTimeout()), clientTls);
@@ -120,6 +123,33 @@ public final class LeaseholdProxy implements AutoCloseable {
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
+    }
+
+    /** The presentation the config asks for; node-per-owner also publishes the brokers it has no node for. */
+    private static ClusterPresentation presentation(ProxyConfig config, OwnerRouter router, ProxyMetrics metrics) {
+        ProxyConfig.Listener listener = config.listener();
+        ProxyConfig.Presentation shown = config.presentation();
+        if (shown.mode() == ProxyConfig.PresentationMode.SINGLE_NODE) {
+            return ClusterPresentation.singleNode(ProxyIdentity.advertised(listener.advertisedHost(),
+                    listener.advertisedPort()));
+        }
+        NodeAddresses addresses = new NodeAddresses(listener.advertisedHost(), listener.advertisedPort(),
+                shown.nodeHostPattern(), shown.nodePortBase(), shown.firstNodeId(), shown.nodeCount());
+        metrics.bindBrokersWithoutNode(router.routes(), addresses::covers);
+        return ClusterPresentation.nodePerOwner(router, addresses);
+    }
+
+    /** The node ports to listen on: one per node of the range when the presentation has a port range. */
+    private static List<FrontendServer.NodePort> nodePorts(ProxyConfig config) {
+        ProxyConfig.Presentation shown = config.presentation();
+        if (!shown.hasNodePorts()) {
+            return List.of();
+        }
+        List<FrontendServer.NodePort> ports = new ArrayList<>();
+        for (int i = 0; i < shown.nodeCount(); i++) {
+            ports.add(new FrontendServer.NodePort("node-" + (shown.firstNodeId() + i), shown.nodePortBase() + i));
+        }
+        return ports;
     }
 
     /**
@@ -136,6 +166,13 @@ public final class LeaseholdProxy implements AutoCloseable {
         }
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
+        if (config.presentation().mode() == ProxyConfig.PresentationMode.NODE_PER_OWNER) {
+            ProxyConfig.Presentation shown = config.presentation();
+            LOG.info("Presenting one node per broker, ids {}..{}{}; nodes now: {}", shown.firstNodeId(),
+                    shown.firstNodeId() + shown.nodeCount() - 1, shown.hasNodePorts() ? ", on ports "
+                            + shown.nodePortBase() + ".." + (shown.nodePortBase() + shown.nodeCount() - 1) : "",
+                    presentation.nodes());
+        }
         LOG.info("Leasehold proxy listening on {} ({}, advertised {}:{}), admin on port {}", boundAddress,
                 (config.saslRequired() ? "SASL " + config.sasl().mechanisms() + " over " : "")
                         + (config.listener().tls() ? "TLS" : "plaintext"), config.listener().advertisedHost(),

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
 
 /**
  * The proxy's metrics, named {@code leasehold_*} in Prometheus. Request timers are published as
@@ -34,6 +35,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Map<String, Counter> connectionsTimedOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
+    private final Map<String, Counter> listenerConnections = new ConcurrentHashMap<>();
     private final Counter requestsQueued;
     private final Counter drainTimeouts;
     private final Counter notLeaderRejections;
@@ -103,6 +105,28 @@ public final class ProxyMetrics implements AutoCloseable {
         clientConnectionsAccepted.increment();
     }
 
+    /**
+     * A client connection accepted on one of the proxy's Kafka ports: {@code listener} is
+     * "bootstrap" or, in the node-per-owner presentation, "node-ID" for the port of node ID.
+     */
+    public void listenerConnectionAccepted(String listener) {
+        increment(listenerConnections, "leasehold.listener.connections.accepted",
+                "Client connections accepted, by the port they arrived on (bootstrap or a node's port)",
+                "listener", listener);
+    }
+
+    /**
+     * Publishes, read at scrape time, how many live brokers have no node of their own in the
+     * node-per-owner presentation ({@code hasNode} is false for their id).
+     */
+    public void bindBrokersWithoutNode(RoutingTable table, IntPredicate hasNode) {
+        Gauge.builder("leasehold.presentation.brokers.without.node", table,
+                        t -> t.snapshot().brokers().stream().filter(b -> !hasNode.test(b.id())).count())
+                .description("Live brokers whose id is outside the presentation's node range; their partitions are "
+                        + "shown on other nodes")
+                .strongReference(true).register(registry);
+    }
+
     public void clientConnectionClosed() {
         clientConnections.decrementAndGet();
     }
@@ -118,18 +142,16 @@ public final class ProxyMetrics implements AutoCloseable {
 
     /** A client frame refused; {@code reason} is one of a small fixed set, e.g. "oversized", "malformed". */
     public void frameRejected(String reason) {
-        framesRejected.computeIfAbsent(reason, key -> Counter.builder("leasehold.frames.rejected")
-                .description("Client frames refused as invalid, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(framesRejected, "leasehold.frames.rejected",
+                "Client frames refused as invalid, by reason",
+                "reason", reason);
     }
 
     /** A client connection refused at accept time, e.g. "max_connections". */
     public void connectionRefused(String reason) {
-        connectionsRefused.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.refused")
-                .description("Client connections refused, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(connectionsRefused, "leasehold.client.connections.refused",
+                "Client connections refused, by reason",
+                "reason", reason);
     }
 
     /**
@@ -138,10 +160,9 @@ public final class ProxyMetrics implements AutoCloseable {
      * (the client went away mid-handshake).
      */
     public void tlsHandshakeFailed(String reason) {
-        tlsHandshakeFailures.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.tls.handshake.failures")
-                .description("Client connections closed because the TLS handshake failed, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(tlsHandshakeFailures, "leasehold.client.tls.handshake.failures",
+                "Client connections closed because the TLS handshake failed, by reason",
+                "reason", reason);
     }
 
     public void idleConnectionClosed() {
@@ -154,10 +175,9 @@ public final class ProxyMetrics implements AutoCloseable {
      * within limits.frameCompletionTimeout).
      */
     public void connectionTimedOut(String reason) {
-        connectionsTimedOut.computeIfAbsent(reason, key -> Counter.builder("leasehold.client.connections.timed.out")
-                .description("Client connections closed for missing a deadline, by reason")
-                .tag("reason", key)
-                .register(registry)).increment();
+        increment(connectionsTimedOut, "leasehold.client.connections.timed.out",
+                "Client connections closed for missing a deadline, by reason",
+                "reason", reason);
     }
 
     /**
@@ -212,6 +232,12 @@ public final class ProxyMetrics implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
+    }
+
+    /** Increments the counter {@code name} tagged {@code tag=value}, registering it on first use. */
+    private void increment(Map<String, Counter> counters, String name, String description, String tag, String value) {
+        counters.computeIfAbsent(value, key -> Counter.builder(name).description(description).tag(tag, key)
+                .register(registry)).increment();
     }
 
     private Counter rejection(String error) {

@@ -36,6 +36,7 @@ final class ConfigKeys {
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter"));
         sections.put("shutdown", List.of("drainTimeout"));
+        sections.put("presentation", List.of("mode", "nodePortBase", "nodeHostPattern", "firstNodeId", "nodeCount"));
         return Collections.unmodifiableMap(sections);
     }
 }

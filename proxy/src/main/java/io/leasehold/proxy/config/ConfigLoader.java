@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.leasehold.proxy.routing.NodeAddresses;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -39,6 +40,13 @@ public final class ConfigLoader {
     private static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
     /** 64 MiB: above the consumers' default {@code fetch.max.bytes} (50 MiB) plus headers. */
     private static final int DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
+
+    /** Node ids a presentation range may start at: broker ids are small integers (StatefulSet ordinals). */
+    private static final int MAX_NODE_ID = 1_000_000;
+    /** A port per node: more than this many would be a mistake, not a cluster. */
+    private static final int MAX_NODE_COUNT = 1024;
+    /** Covers a StatefulSet of up to 16 brokers (ids 0..15). */
+    private static final int DEFAULT_NODE_COUNT = 16;
 
     private final Map<String, String> environment;
     private final YAMLMapper yaml;
@@ -164,7 +172,65 @@ public final class ConfigLoader {
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
-        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in));
+        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in),
+                presentation(in, listener, admin));
+    }
+
+    /**
+     * The presentation; node-per-owner needs distinct node addresses (a port range and/or a host
+     * pattern), and a port range must fit below 65536 and leave out the listener and admin ports.
+     */
+    private static ProxyConfig.Presentation presentation(ConfigReader in, ProxyConfig.Listener listener,
+                                                         ProxyConfig.Admin admin) {
+        ConfigKey modeKey = key("presentation", "mode");
+        ConfigKey baseKey = key("presentation", "nodePortBase");
+        ConfigKey patternKey = key("presentation", "nodeHostPattern");
+        ConfigKey firstKey = key("presentation", "firstNodeId");
+        ConfigKey countKey = key("presentation", "nodeCount");
+        ProxyConfig.PresentationMode mode = Objects.requireNonNullElse(
+                in.optionalChoice(modeKey, ProxyConfig.PresentationMode.values()), ProxyConfig.PresentationMode.SINGLE_NODE);
+        Integer base = in.optionalPort(baseKey);
+        String pattern = in.optionalHostPattern(patternKey, NodeAddresses.ID_PLACEHOLDER);
+        Integer first = in.optionalInt(firstKey, 0, MAX_NODE_ID);
+        Integer count = in.optionalInt(countKey, 1, MAX_NODE_COUNT);
+        if (mode == ProxyConfig.PresentationMode.SINGLE_NODE) {
+            String onlyNodePerOwner = "is only used with presentation.mode: node-per-owner";
+            if (base != null) {
+                in.problem(baseKey, onlyNodePerOwner);
+            }
+            if (pattern != null) {
+                in.problem(patternKey, onlyNodePerOwner);
+            }
+            if (first != null) {
+                in.problem(firstKey, onlyNodePerOwner);
+            }
+            if (count != null) {
+                in.problem(countKey, onlyNodePerOwner);
+            }
+            return ProxyConfig.Presentation.SINGLE_NODE;
+        }
+        if (base == null && pattern == null) {
+            in.problem(modeKey, "node-per-owner needs a distinct address per node: set presentation.nodePortBase "
+                    + "(a port per node) and/or presentation.nodeHostPattern (a host name per node)");
+        }
+        int firstId = first == null ? 0 : first;
+        int nodes = count == null ? DEFAULT_NODE_COUNT : count;
+        if (base != null) {
+            int last = base + nodes - 1;
+            if (last > 65535) {
+                in.problem(baseKey, "the node ports " + base + ".." + last + " (presentation.nodeCount " + nodes
+                        + ") go past 65535");
+            }
+            refuseInside(in, baseKey, base, last, "listener.port", listener.port());
+            refuseInside(in, baseKey, base, last, "admin.port", admin.port());
+        }
+        return new ProxyConfig.Presentation(mode, base == null ? 0 : base, pattern, firstId, nodes);
+    }
+
+    private static void refuseInside(ConfigReader in, ConfigKey baseKey, int base, int last, String portKey, int port) {
+        if (port >= base && port <= last) {
+            in.problem(baseKey, "the node ports " + base + ".." + last + " include " + portKey + " (" + port + ")");
+        }
     }
 
     private static ProxyConfig.Listener listener(ConfigReader in) {

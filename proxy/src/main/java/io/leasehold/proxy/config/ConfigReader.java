@@ -116,7 +116,36 @@ final class ConfigReader {
 
     /** How a choice is written in the config file. */
     static String word(Enum<?> choice) {
-        return choice.name().toLowerCase(Locale.ROOT);
+        return choice.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** An optional port 1..65535; {@code null} when not set. */
+    Integer optionalPort(ConfigKey key) {
+        String expected = "an integer 1..65535";
+        return scalar(key, null, expected, true, text -> intInRange(text, 1, 65535, expected), true);
+    }
+
+    /** An optional integer {@code min..max}; {@code null} when not set. */
+    Integer optionalInt(ConfigKey key, int min, int max) {
+        String expected = "an integer " + min + ".." + max;
+        return scalar(key, null, expected, true, text -> intInRange(text, min, max, expected), true);
+    }
+
+    /**
+     * An optional host name containing {@code placeholder} once or more, which must be a valid
+     * host name once the placeholder is replaced by a number; {@code null} when not set.
+     */
+    String optionalHostPattern(ConfigKey key, String placeholder) {
+        String expected = "a host name containing " + placeholder + ", e.g. broker-" + placeholder + ".kafka.example.com";
+        return scalar(key, null, expected, false, text -> {
+            if (!text.contains(placeholder)) {
+                throw new Unfit(expected);
+            }
+            if (!text.replace(placeholder, "0").matches("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")) {
+                throw new Unfit(expected);
+            }
+            return text;
+        }, true);
     }
 
     String etcdPrefix(ConfigKey key, String fallback) {

@@ -14,12 +14,45 @@ import java.util.List;
  * and means "advertise the port actually bound".
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
-                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl) {
+                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Presentation presentation) {
 
-    /** A configuration without SASL on the listener. */
+    /** A configuration that shows clients a single node. */
+    public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
+                       Shutdown shutdown, Sasl sasl) {
+        this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE);
+    }
+
+    /** A configuration without SASL on the listener that shows clients a single node. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown) {
         this(listener, etcd, backends, admin, limits, routing, shutdown, null);
+    }
+
+    /** How clients are shown the cluster: the presentation mode and, per node, where it is reached. */
+    public enum PresentationMode {
+        /** The whole proxy tier is one broker at the advertised address. */
+        SINGLE_NODE,
+        /** One node per backend broker id, each at an address of its own that every proxy serves. */
+        NODE_PER_OWNER
+    }
+
+    /**
+     * The presentation ({@code presentation.*}). In node-per-owner mode the node of broker id
+     * {@code id} (for {@code firstNodeId <= id < firstNodeId + nodeCount}) is advertised at
+     * {@code nodeHostPattern} with {@code {id}} replaced, or {@code listener.advertisedHost}
+     * without a pattern, on port {@code nodePortBase + id - firstNodeId}, or
+     * {@code listener.advertisedPort} without a port range ({@code nodePortBase} 0). Every proxy
+     * listens on every node port of the range, on {@code listener.host}.
+     */
+    public record Presentation(PresentationMode mode, int nodePortBase, String nodeHostPattern, int firstNodeId,
+                               int nodeCount) {
+        /** Today's and the default presentation: one node. */
+        public static final Presentation SINGLE_NODE = new Presentation(PresentationMode.SINGLE_NODE, 0, null, 0, 0);
+
+        /** Whether the proxy listens on a port per node. */
+        public boolean hasNodePorts() {
+            return mode == PresentationMode.NODE_PER_OWNER && nodePortBase > 0;
+        }
     }
 
     /** Whether clients must authenticate with SASL on the Kafka listener. */

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The client-facing Kafka listener: optional TLS, framing with a size limit, connection slots
  * (in all and per client address), one {@link ClientConnectionHandler} per connection, and a
- * per-connection drain for graceful shutdown.
+ * per-connection drain for graceful shutdown. Besides the bootstrap port it may listen on one
+ * port per presented node ({@link NodePort}); a connection is served the same whichever port it
+ * arrived on, and only the connection counter by port tells them apart.
  */
 public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
@@ -57,8 +59,16 @@ public final class FrontendServer implements AutoCloseable {
         }
     }
 
+    /** The name bootstrap-port connections are counted under. */
+    public static final String BOOTSTRAP = "bootstrap";
+
+    /** A further port to listen on, counted under {@code listener} (e.g. "node-3"). */
+    public record NodePort(String listener, int port) {
+    }
+
     private final String host;
     private final int port;
+    private final List<NodePort> nodePorts;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final RequestHandler router;
@@ -71,7 +81,7 @@ public final class FrontendServer implements AutoCloseable {
     /** One warning line per reason and client address per second; shared by all connections. */
     private final WarningRateLimiter warnings;
     private final ActiveRequests active = new ActiveRequests();
-    private Channel serverChannel;
+    private final List<Channel> serverChannels = new ArrayList<>();
 
     /** A plaintext listener. */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
@@ -80,14 +90,28 @@ public final class FrontendServer implements AutoCloseable {
     }
 
     /**
+     * A listener on the bootstrap port only.
+     *
      * @param tls the server TLS context every client connection starts with, built once at
      *            start-up; {@code null} for a plaintext listener
      */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
                           RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
                           SslContext tls) {
+        this(host, port, List.of(), bossGroup, workerGroup, router, connector, metrics, limits, tls);
+    }
+
+    /**
+     * @param nodePorts further ports served exactly like {@code port}, all on {@code host}
+     * @param tls       the server TLS context every client connection starts with, built once at
+     *                  start-up; {@code null} for a plaintext listener
+     */
+    public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
+                          EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
+                          ProxyMetrics metrics, Limits limits, SslContext tls) {
         this.host = host;
         this.port = port;
+        this.nodePorts = List.copyOf(nodePorts);
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
         this.router = router;
@@ -99,8 +123,28 @@ public final class FrontendServer implements AutoCloseable {
         this.warnings = WarningRateLimiter.perSecond();
     }
 
-    /** Binds the listener; returns the bound address (port 0 picks a free port). */
+    /**
+     * Binds the bootstrap port, then every node port; returns the bootstrap port's bound address
+     * (port 0 picks a free port). If a port cannot be bound, the ones already bound are closed.
+     */
     public InetSocketAddress start() throws InterruptedException {
+        boolean started = false;
+        try {
+            Channel bootstrap = bind(BOOTSTRAP, port);
+            for (NodePort node : nodePorts) {
+                bind(node.listener(), node.port());
+            }
+            started = true;
+            return (InetSocketAddress) bootstrap.localAddress();
+        } finally {
+            // Netty rethrows a failed bind's BindException unchecked: whatever failed, close what did bind.
+            if (!started) {
+                closeListeners();
+            }
+        }
+    }
+
+    private Channel bind(String listener, int listenPort) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(NettyTransport.serverChannelFor(bossGroup))
@@ -113,6 +157,7 @@ public final class FrontendServer implements AutoCloseable {
                         if (!admit(ch)) {
                             return;
                         }
+                        metrics.listenerConnectionAccepted(listener);
                         clients.add(ch);
                         if (tls != null) {
                             // First in the pipeline: the limits below see the decrypted frames.
@@ -131,8 +176,23 @@ public final class FrontendServer implements AutoCloseable {
                                         frames, warnings));
                     }
                 });
-        serverChannel = bootstrap.bind(host, port).sync().channel();
-        return (InetSocketAddress) serverChannel.localAddress();
+        Channel channel = bootstrap.bind(host, listenPort).sync().channel();
+        synchronized (serverChannels) {
+            serverChannels.add(channel);
+        }
+        return channel;
+    }
+
+    /** Stops accepting on every port. */
+    private void closeListeners() {
+        List<Channel> listening;
+        synchronized (serverChannels) {
+            listening = new ArrayList<>(serverChannels);
+            serverChannels.clear();
+        }
+        for (Channel channel : listening) {
+            channel.close().syncUninterruptibly();
+        }
     }
 
     /** Takes a connection slot for {@code ch}, given back when it closes; closes it if there is none. */
@@ -163,9 +223,7 @@ public final class FrontendServer implements AutoCloseable {
      */
     public boolean drain(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        if (serverChannel != null) {
-            serverChannel.close().sync();
-        }
+        closeListeners();
         List<Channel> open = new ArrayList<>(clients);
         CountDownLatch closed = new CountDownLatch(open.size());
         for (Channel ch : open) {
@@ -185,9 +243,7 @@ public final class FrontendServer implements AutoCloseable {
 
     @Override
     public void close() {
-        if (serverChannel != null) {
-            serverChannel.close().syncUninterruptibly();
-        }
+        closeListeners();
         clients.close().syncUninterruptibly();
     }
 }

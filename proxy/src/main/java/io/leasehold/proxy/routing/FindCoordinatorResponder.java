@@ -8,8 +8,9 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 
 /**
- * Answers FindCoordinator locally: the coordinator of every consumer group is the proxy tier,
- * which routes group requests to the group's owner itself. Transaction coordinators are refused
+ * Answers FindCoordinator locally: the coordinator of a consumer group is the node the
+ * {@link ClusterPresentation} shows for it (the one proxy node, or the node of the group's
+ * owner); any proxy node routes group requests to the group's owner itself. Transaction coordinators are refused
  * with the error a broker without transactions gives ({@link TransactionRefusal}), and other key
  * types (share groups) with INVALID_REQUEST, since the ownership contract has no owner for them.
  * Covers the single-key versions (0-3) and the batched versions (4+).
@@ -17,10 +18,10 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 final class FindCoordinatorResponder {
     private static final short FIRST_BATCHED_VERSION = 4;
 
-    private final ProxyIdentity identity;
+    private final ClusterPresentation presentation;
 
-    FindCoordinatorResponder(ProxyIdentity identity) {
-        this.identity = identity;
+    FindCoordinatorResponder(ClusterPresentation presentation) {
+        this.presentation = presentation;
     }
 
     FindCoordinatorResponseData answer(FindCoordinatorRequestData request, short version) {
@@ -39,8 +40,9 @@ final class FindCoordinatorResponder {
 
     private FindCoordinatorResponseData.Coordinator coordinator(String key, byte keyType) {
         if (keyType == CoordinatorType.GROUP.id()) {
+            ProxyIdentity node = presentation.groupCoordinator(key);
             return new FindCoordinatorResponseData.Coordinator()
-                    .setKey(key).setNodeId(identity.nodeId()).setHost(identity.host()).setPort(identity.port());
+                    .setKey(key).setNodeId(node.nodeId()).setHost(node.host()).setPort(node.port());
         }
         if (keyType == CoordinatorType.TRANSACTION.id()) {
             return refused(key, TransactionRefusal.ERROR, TransactionRefusal.MESSAGE);

@@ -20,9 +20,10 @@ import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * Topic metadata from the backends, rewritten to show only the proxy. Answers are cached for a
- * short time per (version, request), and concurrent identical requests share one backend
- * round trip. At most {@value #MAX_CACHED} answers are kept. Every answer also feeds the topic
+ * Topic metadata from the backends, shown as the {@link ClusterPresentation} says: backend
+ * answers are cached for a short time per (version, request), and concurrent identical requests
+ * share one backend round trip; each caller gets its own copy rewritten from the routing
+ * snapshot current at that moment, so leaders follow ownership without waiting for the cache. At most {@value #MAX_CACHED} answers are kept. Every answer also feeds the topic
  * id → name map. A version the backends do not support is asked in the version the
  * {@link VersionBridge} picks; the answer is data, encoded in the client's version by the caller.
  */
@@ -42,7 +43,7 @@ final class MetadataService implements TopicNameResolver {
 
     private final BackendSession backends;
     private final OwnerRouter router;
-    private final AddressRewriter rewriter;
+    private final ClusterPresentation presentation;
     private final ByteBufAllocator alloc;
     private final long maxAgeNanos;
     private final Map<Key, Cached> cache = new ConcurrentHashMap<>();
@@ -50,18 +51,23 @@ final class MetadataService implements TopicNameResolver {
     private final AtomicInteger spread = new AtomicInteger();
     private final Supplier<VersionBridge> bridges;
 
-    MetadataService(BackendSession backends, OwnerRouter router, AddressRewriter rewriter, ByteBufAllocator alloc,
+    MetadataService(BackendSession backends, OwnerRouter router, ClusterPresentation presentation, ByteBufAllocator alloc,
                     Duration maxAge, Supplier<VersionBridge> bridges) {
         this.bridges = bridges;
         this.backends = backends;
         this.router = router;
-        this.rewriter = rewriter;
+        this.presentation = presentation;
         this.alloc = alloc;
         this.maxAgeNanos = maxAge.toNanos();
     }
 
-    /** The rewritten answer to {@code request} in {@code version}; shared, so callers must not modify it. */
+    /** The presented answer to {@code request} in {@code version}, the caller's own copy. */
     CompletableFuture<MetadataResponseData> metadata(MetadataRequestData request, short version) {
+        return backendAnswer(request, version).thenApply(presentation::present);
+    }
+
+    /** The backend's answer, cached and shared: callers must not modify it. */
+    private CompletableFuture<MetadataResponseData> backendAnswer(MetadataRequestData request, short version) {
         long now = System.nanoTime();
         Key key = new Key(version, request);
         Cached cached = cache.get(key);
@@ -114,7 +120,6 @@ final class MetadataService implements TopicNameResolver {
                     try {
                         MetadataResponseData response = KafkaMessages.decodeResponse(frame, ApiKeys.METADATA, version);
                         learnTopicIds(response);
-                        rewriter.rewrite(response);
                         return response;
                     } finally {
                         frame.release();
@@ -144,6 +149,6 @@ final class MetadataService implements TopicNameResolver {
             return CompletableFuture.completedFuture(topicNames.get());
         }
         MetadataRequestData allTopics = new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false);
-        return metadata(allTopics, TOPIC_ID_VERSION).handle((r, e) -> topicNames.get());
+        return backendAnswer(allTopics, TOPIC_ID_VERSION).handle((r, e) -> topicNames.get());
     }
 }

@@ -38,14 +38,32 @@ public final class OwnerRouter {
     Target partition(RoutingSnapshot snapshot, String topic, int partition, int attempt) {
         Ownership owner = snapshot.partitionOwner(topic, partition);
         int suppressed = owner == null ? routes.suppressedPartitionOwner(topic, partition) : RoutingTable.NONE_SUPPRESSED;
-        return route(snapshot, owner, 31 * topic.hashCode() + partition, attempt, suppressed);
+        return route(snapshot, owner, partitionHash(topic, partition), attempt, suppressed);
     }
 
     /** Route for a consumer group on retry number {@code attempt}. */
     Target group(RoutingSnapshot snapshot, String group, int attempt) {
         Ownership owner = snapshot.groupOwner(group);
         int suppressed = owner == null ? routes.suppressedGroupOwner(group) : RoutingTable.NONE_SUPPRESSED;
-        return route(snapshot, owner, Objects.hashCode(group), attempt, suppressed);
+        return route(snapshot, owner, groupHash(group), attempt, suppressed);
+    }
+
+    /** The hash that spreads an unowned partition; the same in every proxy (String.hashCode is specified). */
+    static int partitionHash(String topic, int partition) {
+        return 31 * topic.hashCode() + partition;
+    }
+
+    /** The hash that spreads an unowned group; the same in every proxy. */
+    static int groupHash(String group) {
+        return Objects.hashCode(group);
+    }
+
+    /**
+     * The fallback choice for {@code hash} on retry {@code attempt} among {@code sortedById}, a
+     * non-empty list sorted by broker id: what every proxy picks for something nobody owns.
+     */
+    static <T> T fallback(List<T> sortedById, int hash, int attempt) {
+        return sortedById.get(Math.floorMod(hash + attempt, sortedById.size()));
     }
 
     /**
@@ -87,7 +105,7 @@ public final class OwnerRouter {
             }
         }
         if (rejecter == null || others.isEmpty()) {
-            return new Target(live.get(Math.floorMod(hash + attempt, live.size())), null);
+            return new Target(fallback(live, hash, attempt), null);
         }
         int position = Math.floorMod(attempt, live.size());
         return new Target(position == others.size() ? rejecter : others.get(Math.floorMod(hash + position,

@@ -40,7 +40,7 @@ public final class RequestRouter implements RequestHandler {
     private final GroupRouter groups;
     private final AnyBrokerForwarder anyBroker;
     private final ListGroupsMerger listGroups;
-    private final AddressRewriter rewriter;
+    private final ClusterPresentation presentation;
     private final ProduceApi produce = new ProduceApi();
     private final FetchApi fetch = new FetchApi();
     private final ListOffsetsApi listOffsets = new ListOffsetsApi();
@@ -56,19 +56,31 @@ public final class RequestRouter implements RequestHandler {
     }
 
     /**
+     * A router that shows clients a single node.
+     *
      * @param router   routing snapshot access and broker choice
      * @param control  the proxy's own backend session (metadata and ApiVersions queries)
      * @param identity the advertised address clients see
      */
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc, ProxyIdentity identity,
                          ProxyMetrics metrics, Settings settings) {
+        this(router, control, alloc, ClusterPresentation.singleNode(identity), metrics, settings);
+    }
+
+    /**
+     * @param router       routing snapshot access and broker choice
+     * @param control      the proxy's own backend session (metadata and ApiVersions queries)
+     * @param presentation the nodes clients are shown
+     */
+    public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc,
+                         ClusterPresentation presentation, ProxyMetrics metrics, Settings settings) {
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
-        this.rewriter = new AddressRewriter(identity);
+        this.presentation = presentation;
         this.apiVersions = new ApiVersionsService(control, router, policy, alloc, settings.metadataMaxAge()
                 .multipliedBy(15));
-        this.metadata = new MetadataService(control, router, rewriter, alloc, settings.metadataMaxAge(),
+        this.metadata = new MetadataService(control, router, presentation, alloc, settings.metadataMaxAge(),
                 apiVersions::bridge);
-        this.coordinators = new FindCoordinatorResponder(identity);
+        this.coordinators = new FindCoordinatorResponder(presentation);
         this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout(),
                 apiVersions::bridge);
         this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()),
@@ -256,7 +268,7 @@ public final class RequestRouter implements RequestHandler {
         try {
             DescribeClusterResponseData response = KafkaMessages.decodeResponse(frame, ApiKeys.DESCRIBE_CLUSTER,
                     request.version());
-            rewriter.rewrite(response);
+            presentation.rewrite(response);
             return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.DESCRIBE_CLUSTER, request.version(),
                     request.correlationId(), response);
         } finally {

@@ -116,6 +116,8 @@ class ProxyMetricsTest {
         new AuthenticationMetrics(registry).succeeded("PLAIN");
         metrics.connectionTimedOut("first_request");
         metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
+        metrics.listenerConnectionAccepted("node-3");
+        metrics.bindBrokersWithoutNode(new FixedRoutingTable(), id -> true);
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));
@@ -130,6 +132,29 @@ class ProxyMetricsTest {
         return names.filter(name -> name.startsWith("leasehold_"))
                 .map(name -> name.replaceFirst("_(bucket|count|sum|max)$", ""))
                 .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
+    void brokersWithoutANodeAreCountedFromTheCurrentSnapshotAtScrapeTime() {
+        FixedRoutingTable routes = new FixedRoutingTable();
+        metrics.bindBrokersWithoutNode(routes, id -> id >= 0 && id < 3);
+        assertThat(registry.get("leasehold.presentation.brokers.without.node").gauge().value()).isZero();
+
+        routes.loaded(RoutingSnapshot.builder().broker(new BrokerAddress(1, "b1", 9092, null))
+                .broker(new BrokerAddress(7, "b7", 9092, null)).broker(new BrokerAddress(9, "b9", 9092, null)).build());
+
+        assertThat(registry.get("leasehold.presentation.brokers.without.node").gauge().value()).isEqualTo(2);
+    }
+
+    @Test
+    void connectionsAreCountedByThePortTheyArrivedOn() {
+        metrics.listenerConnectionAccepted("bootstrap");
+        metrics.listenerConnectionAccepted("node-2");
+        metrics.listenerConnectionAccepted("node-2");
+
+        assertThat(registry.scrape())
+                .contains("leasehold_listener_connections_accepted_total{listener=\"bootstrap\"} 1.0")
+                .contains("leasehold_listener_connections_accepted_total{listener=\"node-2\"} 2.0");
     }
 
     @Test

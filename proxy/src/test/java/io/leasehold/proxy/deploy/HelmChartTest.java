@@ -365,6 +365,37 @@ class HelmChartTest {
         assertThat(chart.podSpec().path("serviceAccountName").asText()).isEqualTo("kafka-workloads");
     }
 
+    @Test
+    void nodePerOwnerExposesEveryNodePortOnThePodAndTheServiceAsTheConfigSays() throws Exception {
+        RenderedChart chart = render("node-per-owner-values.yaml");
+        JsonNode servicePorts = chart.named("Service", "lh-leasehold-proxy").orElseThrow().path("spec").path("ports");
+
+        assertThat(chart.proxyConfig().presentation()).isEqualTo(new ProxyConfig.Presentation(
+                ProxyConfig.PresentationMode.NODE_PER_OWNER, 9100, null, 0, 4));
+        assertThat(servicePorts).hasSize(5);
+        for (int id = 0; id < 4; id++) {
+            assertThat(containerPort(chart, "node-" + id)).isEqualTo(9100 + id);
+            JsonNode port = servicePorts.get(id + 1);
+            assertThat(port.path("name").asText()).isEqualTo("node-" + id);
+            assertThat(port.path("port").asInt()).isEqualTo(9100 + id);
+            assertThat(port.path("targetPort").asText()).isEqualTo("node-" + id);
+        }
+        RenderedChart defaults = render("defaults");
+        assertThat(defaults.proxyConfig().presentation()).isEqualTo(ProxyConfig.Presentation.SINGLE_NODE);
+        assertThat(defaults.named("Service", "lh-leasehold-proxy").orElseThrow().path("spec").path("ports")).hasSize(1);
+    }
+
+    @Test
+    void aNodePortServiceExposesTheNodePortsUnderTheirOwnNumbers() throws Exception {
+        CommandResult result = tools.template("--set", "presentation.mode=node-per-owner,presentation.nodePortBase=31000,"
+                + "presentation.nodeCount=2,service.type=NodePort,service.nodePort=30092,"
+                + "config.listener.advertisedHost=nodes.example");
+
+        assertThat(result.succeeded()).as(result.describe()).isTrue();
+        assertThat(result.stdout()).contains("name: node-1\n      port: 31001\n      targetPort: node-1\n      protocol: TCP\n"
+                + "      nodePort: 31001");
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
             "service.type=Ingress                              | /service/type",
@@ -392,6 +423,13 @@ class HelmChartTest {
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
             "imageTag=latest                                   | additional properties 'imageTag' not allowed",
             "service.type=NodePort,config.listener.advertisedHost=nodes.example | at '/service/nodePort': got null, want integer",
+            "presentation.mode=every-broker                    | /presentation/mode",
+            "presentation.nodeCount=500                        | /presentation/nodeCount",
+            "presentation.nodeHostPattern=broker.example       | /presentation/nodeHostPattern",
+            "presentation.mode=node-per-owner,presentation.nodePortBase=0 | node-per-owner needs presentation.nodePortBase or presentation.nodeHostPattern",
+            "presentation.mode=node-per-owner,presentation.nodePortBase=65530 | presentation node ports 65530..65545 go past 65535",
+            "presentation.mode=node-per-owner,presentation.nodePortBase=9090 | presentation node ports 9090..9105 include ports.admin (9094)",
+            "presentation.mode=node-per-owner,service.type=NodePort,service.nodePort=30092,config.listener.advertisedHost=n.example | must lie in 30000..32767 for a NodePort Service",
     })
     void badValuesAreRejectedBeforeAnythingIsInstalled(String setting, String expectedError) {
         CommandResult result = tools.template("--set", setting);

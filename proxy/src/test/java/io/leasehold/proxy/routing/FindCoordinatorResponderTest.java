@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class FindCoordinatorResponderTest {
     private final FindCoordinatorResponder responder =
-            new FindCoordinatorResponder(new ProxyIdentity(0, "proxy.example", 9092));
+            new FindCoordinatorResponder(ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)));
 
     @Test
     void singleKeyVersionsNameTheProxy() {

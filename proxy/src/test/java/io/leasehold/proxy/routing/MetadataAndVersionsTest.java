@@ -81,7 +81,7 @@ class MetadataAndVersionsTest {
     @Test
     void concurrentIdenticalRequestsShareOneBackendRoundTripAndSeeOnlyTheProxy() throws Exception {
         MetadataService metadata = new MetadataService(session, router,
-                new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
                 Duration.ofMinutes(1), VersionBridge::none);
         List<CompletableFuture<MetadataResponseData>> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -106,7 +106,7 @@ class MetadataAndVersionsTest {
     @Test
     void expiredAnswersAreFetchedAgain() throws Exception {
         MetadataService metadata = new MetadataService(session, router,
-                new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
                 Duration.ZERO, VersionBridge::none);
         metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12).get(10, TimeUnit.SECONDS);
         metadata.metadata(new MetadataRequestData().setTopics(null), (short) 12).get(10, TimeUnit.SECONDS);
@@ -116,7 +116,7 @@ class MetadataAndVersionsTest {
     @Test
     void manyDistinctRequestsWithinTheMaxAgeDoNotGrowTheCacheBeyondItsCap() throws Exception {
         MetadataService metadata = new MetadataService(session, router,
-                new AddressRewriter(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
                 Duration.ofMinutes(10), VersionBridge::none);
         List<CompletableFuture<MetadataResponseData>> answers = new ArrayList<>();
         for (int i = 0; i < 1_000; i++) {

@@ -1,0 +1,106 @@
+package io.leasehold.proxy.frontend;
+
+import static io.leasehold.proxy.frontend.KafkaWire.roundTrip;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BackendListener;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The listener with node ports: each serves requests exactly like the bootstrap port, counts its
+ * connections under its own name, and all of them open and close together.
+ */
+class NodePortsTest {
+    private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    @AfterEach
+    void stop() {
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private FrontendServer server(List<FrontendServer.NodePort> nodePorts) {
+        return new FrontendServer("127.0.0.1", 0, nodePorts, boss, workers, KafkaWire.ANSWER_EVERYTHING,
+                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024,
+                        new BackendListener() { }),
+                new ProxyMetrics(registry), new FrontendServer.Limits(1024, 10, Duration.ofSeconds(10), 8,
+                Duration.ofSeconds(10)), null);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
+    private double accepted(String listener) {
+        return registry.get("leasehold.listener.connections.accepted").tag("listener", listener).counter().count();
+    }
+
+    @Test
+    void everyNodePortAnswersLikeTheBootstrapPortAndCountsItsOwnConnections() throws Exception {
+        int node0 = freePort();
+        int node1 = freePort();
+        FrontendServer server = server(List.of(new FrontendServer.NodePort("node-0", node0),
+                new FrontendServer.NodePort("node-1", node1)));
+        try {
+            int bootstrap = server.start().getPort();
+            for (int port : new int[] {bootstrap, node0, node1, node1}) {
+                try (Socket socket = new Socket("127.0.0.1", port)) {
+                    KafkaWire.assertPipelinedAnswersInOrder(socket);
+                }
+            }
+            assertThat(accepted(FrontendServer.BOOTSTRAP)).isEqualTo(1);
+            assertThat(accepted("node-0")).isEqualTo(1);
+            assertThat(accepted("node-1")).isEqualTo(2);
+        } finally {
+            server.close();
+        }
+        assertThatThrownBy(() -> new Socket("127.0.0.1", node1).close()).as("closed with the server")
+                .isInstanceOf(ConnectException.class);
+    }
+
+    @Test
+    void aNodePortThatCannotBeBoundFailsTheStartAndLeavesNoPortListening() throws Exception {
+        int free = freePort();
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            FrontendServer server = server(List.of(new FrontendServer.NodePort("node-0", free),
+                    new FrontendServer.NodePort("node-1", taken.getLocalPort())));
+            assertThatThrownBy(server::start).hasMessageContaining("Address already in use");
+            assertThatThrownBy(() -> new Socket("127.0.0.1", free).close()).as("node-0 closed again")
+                    .isInstanceOf(ConnectException.class);
+            server.close();
+        }
+    }
+
+    @Test
+    void aDrainClosesTheNodePortsToo() throws Exception {
+        int node = freePort();
+        FrontendServer server = server(List.of(new FrontendServer.NodePort("node-7", node)));
+        server.start();
+        try (Socket socket = new Socket("127.0.0.1", node)) {
+            assertThat(roundTrip(socket, 3)).isEqualTo(3);
+        }
+        assertThat(server.drain(Duration.ofSeconds(5))).isTrue();
+        assertThatThrownBy(() -> new Socket("127.0.0.1", node).close()).isInstanceOf(ConnectException.class);
+        server.close();
+    }
+}
