@@ -104,7 +104,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout()));
         RequestHandler handler = config.saslRequired()
-                ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users),
+                ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
+                        config.sasl().connectionsMaxReauth()),
                         new AuthenticationMetrics(registry))
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);
