@@ -97,7 +97,7 @@ class SaslGateTest {
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         registry = new SimpleMeterRegistry();
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
-                UsersFile.load(users, Duration.ofSeconds(1)), maxReauth), new AuthenticationMetrics(registry));
+                UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry));
         server = new FrontendServer("127.0.0.1", 0, boss, workers, gate,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
