@@ -23,8 +23,8 @@ public record ClientContext(BackendSession backends, PartitionWriteOrder writeOr
     }
 
     /**
-     * The principal this connection has authenticated as (SASL, or a client certificate on a
-     * mutual-TLS listener); {@link KafkaPrincipal#ANONYMOUS} when it has not, or without a channel.
+     * The principal this connection has authenticated as (by SASL);
+     * {@link KafkaPrincipal#ANONYMOUS} when it has not, or without a channel.
      */
     public KafkaPrincipal principal() {
         return channel == null ? KafkaPrincipal.ANONYMOUS : ConnectionPrincipal.of(channel);

@@ -6,10 +6,10 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * The authenticated principal of one client connection, kept on its channel: set by SASL when
- * an exchange completes and by the TLS layer from a client certificate, read by whoever decides
- * what the connection may do. A connection nobody has authenticated is
- * {@link KafkaPrincipal#ANONYMOUS}. When a client authenticates both ways (SASL over mutual
- * TLS) the SASL principal wins, as on a Kafka broker's SASL_SSL listener.
+ * an exchange completes, read by whoever decides what the connection may do. A connection
+ * nobody has authenticated is {@link KafkaPrincipal#ANONYMOUS}. A principal from a client
+ * certificate is meant to be set here too, with SASL's winning over it as on a Kafka broker's
+ * SASL_SSL listener.
  */
 public final class ConnectionPrincipal {
     private static final AttributeKey<KafkaPrincipal> PRINCIPAL =
