@@ -114,7 +114,11 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- with .Values.listenerSasl }}
 {{- if .mechanisms }}
-{{- $_ := set $listener "sasl" (dict "mechanisms" .mechanisms "usersFile" (printf "%s/users.yaml" (include "leasehold-proxy.listenerSaslDir" $))) }}
+{{- $sasl := dict "mechanisms" .mechanisms "usersFile" (printf "%s/users.yaml" (include "leasehold-proxy.listenerSaslDir" $)) }}
+{{- if .connectionsMaxReauth }}
+{{- $_ := set $sasl "connectionsMaxReauth" .connectionsMaxReauth }}
+{{- end }}
+{{- $_ := set $listener "sasl" $sasl }}
 {{- end }}
 {{- end }}
 {{- $config := dict

@@ -21,6 +21,7 @@ import io.leasehold.proxy.security.AuthenticationMetrics;
 import io.leasehold.proxy.security.SaslGate;
 import io.leasehold.proxy.security.SaslSettings;
 import io.leasehold.proxy.security.UsersFile;
+import io.leasehold.proxy.security.UsersFileWatcher;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -51,6 +52,9 @@ public final class LeaseholdProxy implements AutoCloseable {
     /** An event loop that has not run its heartbeat this long is stuck: /healthz fails. */
     private static final Duration EVENT_LOOP_STUCK_AFTER = Duration.ofSeconds(10);
 
+    /** How often the users file is checked for changes. */
+    private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
+
     private final ProxyConfig config;
     private final Client etcd;
     private final OwnershipWatcher watcher;
@@ -62,6 +66,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final AdminServer admin;
     private final EventLoopHeartbeat heartbeat;
     private final ClusterPresentation presentation;
+    /** Reloads the users file when it changes; {@code null} without SASL. */
+    private final UsersFileWatcher usersWatcher;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -75,6 +81,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.config = config;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
+        this.usersWatcher = users == null ? null : new UsersFileWatcher(users, USERS_FILE_CHECK);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindRoutingTable(watcher);
@@ -107,7 +114,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout()));
         RequestHandler handler = config.saslRequired()
-                ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users),
+                ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
+                        config.sasl().connectionsMaxReauth()),
                         new AuthenticationMetrics(registry))
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);
@@ -209,6 +217,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         watcher.close();
+        if (usersWatcher != null) {
+            usersWatcher.close();
+        }
         etcd.close();
     }
 }

@@ -31,8 +31,6 @@ public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE"
             + " | users add NAME (password on standard input)";
-    /** How often authentication looks whether the users file changed. */
-    private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
     /** How long start-up waits for the first routing snapshot from etcd. */
     private static final Duration SNAPSHOT_LOAD_TIMEOUT = Duration.ofSeconds(60);
     /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
@@ -82,7 +80,7 @@ public final class Main {
         UsersFile users = null;
         if (config.saslRequired()) {
             try {
-                users = UsersFile.load(config.sasl().usersFile(), USERS_FILE_CHECK);
+                users = UsersFile.load(config.sasl().usersFile());
             } catch (UsersFileException e) {
                 problems.addAll(e.problems());
             }

@@ -25,7 +25,7 @@ final class ConfigKeys {
         Map<String, List<String>> sections = new LinkedHashMap<>();
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
-        sections.put("listener.sasl", List.of("mechanisms", "usersFile"));
+        sections.put("listener.sasl", List.of("mechanisms", "usersFile", "connectionsMaxReauth"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",

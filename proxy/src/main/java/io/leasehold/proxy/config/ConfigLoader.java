@@ -286,11 +286,15 @@ public final class ConfigLoader {
     private static ProxyConfig.Sasl sasl(ConfigReader in) {
         ConfigKey mechanismsKey = key("listener.sasl", "mechanisms");
         ConfigKey usersKey = key("listener.sasl", "usersFile");
+        ConfigKey reauthKey = key("listener.sasl", "connectionsMaxReauth");
         List<String> mechanisms = in.optionalWords(mechanismsKey, ProxyConfig.Sasl.MECHANISMS);
         Path usersFile = in.optionalFile(usersKey);
+        Duration maxReauth = in.optionalDuration(reauthKey);
         if (mechanisms == null) {
-            if (usersFile != null) {
-                in.problem(usersKey, "is only used with SASL: set listener.sasl.mechanisms too");
+            for (ConfigKey key : new ConfigKey[] {usersKey, reauthKey}) {
+                if (key == usersKey ? usersFile != null : maxReauth != null) {
+                    in.problem(key, "is only used with SASL: set listener.sasl.mechanisms too");
+                }
             }
             return null;
         }
@@ -298,7 +302,7 @@ public final class ConfigLoader {
             in.problem(usersKey, "is required with listener.sasl.mechanisms: the users that PLAIN and SCRAM "
                     + "authenticate against");
         }
-        return new ProxyConfig.Sasl(mechanisms, usersFile);
+        return new ProxyConfig.Sasl(mechanisms, usersFile, maxReauth);
     }
 
     private static ProxyConfig.Etcd etcd(ConfigReader in) {

@@ -62,9 +62,11 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
 
     /**
      * SASL on the Kafka listener ({@code listener.sasl}; {@code null} when not configured): the
-     * mechanisms offered, in the order the handshake lists them, and the users file they check.
+     * mechanisms offered, in the order the handshake lists them, the users file they check, and
+     * how long an authentication lasts before the client must re-authenticate (KIP-368;
+     * {@code null}: for the life of the connection).
      */
-    public record Sasl(List<String> mechanisms, Path usersFile) {
+    public record Sasl(List<String> mechanisms, Path usersFile, Duration connectionsMaxReauth) {
         /** The mechanisms the proxy implements, by their SASL names. */
         public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
 

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.security;
 
+import io.netty.channel.Channel;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -9,21 +10,31 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
  * One client connection's SASL state: waiting for a handshake, then for the mechanism's tokens,
- * then authenticated (or failed, after which the connection is closed). Event-loop confined.
+ * then authenticated (or failed, after which the connection is closed). With a maximum session
+ * lifetime (KIP-368) an authenticated client may run the exchange again on the same connection,
+ * with the same mechanism and as the same user, before its session expires. Authenticating sets
+ * the connection's {@link ConnectionPrincipal}. Event-loop confined.
  */
 final class SaslAuthenticator {
     enum State { AWAITING_HANDSHAKE, AWAITING_AUTHENTICATE, AUTHENTICATED, FAILED }
 
+    /** KIP-368 re-authentication needs SaslHandshake and SaslAuthenticate v1 or later. */
+    private static final short FIRST_REAUTH_VERSION = 1;
+
     private final SaslSettings settings;
     private final AuthenticationMetrics metrics;
+    private final Channel channel;
     private State state = State.AWAITING_HANDSHAKE;
     private String mechanism;
     private SaslExchange exchange;
     private String userName;
+    private boolean reauthenticating;
+    private long sessionExpiresAtNanos;
 
-    SaslAuthenticator(SaslSettings settings, AuthenticationMetrics metrics) {
+    SaslAuthenticator(SaslSettings settings, AuthenticationMetrics metrics, Channel channel) {
         this.settings = settings;
         this.metrics = metrics;
+        this.channel = channel;
     }
 
     State state() {
@@ -40,18 +51,28 @@ final class SaslAuthenticator {
         return mechanism;
     }
 
-    /** Answers a SaslHandshake: the chosen mechanism starts, or the connection fails. */
-    SaslHandshakeResponseData handshake(SaslHandshakeRequestData request) {
+    /** Whether the session of an authenticated client has passed its lifetime without re-authentication. */
+    boolean expired() {
+        return state == State.AUTHENTICATED && settings.maxReauth() != null
+                && System.nanoTime() - sessionExpiresAtNanos > 0;
+    }
+
+    /** Answers a SaslHandshake of {@code version}: the chosen mechanism starts, or the connection fails. */
+    SaslHandshakeResponseData handshake(SaslHandshakeRequestData request, short version) {
         SaslHandshakeResponseData response = new SaslHandshakeResponseData().setMechanisms(settings.mechanisms());
-        if (state != State.AWAITING_HANDSHAKE) {
-            fail("none", "wrong_order");
+        boolean reauthentication = state == State.AUTHENTICATED && settings.maxReauth() != null
+                && version >= FIRST_REAUTH_VERSION;
+        if (state != State.AWAITING_HANDSHAKE && !reauthentication) {
+            fail(mechanism == null ? "none" : mechanism, "wrong_order");
             return response.setErrorCode(Errors.ILLEGAL_SASL_STATE.code());
         }
         String requested = request.mechanism();
-        if (!settings.mechanisms().contains(requested)) {
+        if (!settings.mechanisms().contains(requested) || (reauthentication && !requested.equals(mechanism))) {
+            // Re-authentication must keep the mechanism, as Kafka brokers require.
             fail("none", "unsupported_mechanism");
             return response.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code());
         }
+        reauthenticating = reauthentication;
         mechanism = requested;
         UserDirectory users = settings.users().current();
         exchange = ScramMechanism.isScram(requested)
@@ -61,8 +82,11 @@ final class SaslAuthenticator {
         return response.setErrorCode(Errors.NONE.code());
     }
 
-    /** Answers a SaslAuthenticate with the mechanism's next token, or the failure. */
-    SaslAuthenticateResponseData authenticate(SaslAuthenticateRequestData request) {
+    /**
+     * Answers a SaslAuthenticate of {@code version} with the mechanism's next token, or the
+     * failure; the last answer carries the session lifetime (v1+) when one is configured.
+     */
+    SaslAuthenticateResponseData authenticate(SaslAuthenticateRequestData request, short version) {
         SaslAuthenticateResponseData response = new SaslAuthenticateResponseData().setAuthBytes(new byte[0]);
         if (state != State.AWAITING_AUTHENTICATE) {
             fail(mechanism == null ? "none" : mechanism, "wrong_order");
@@ -70,7 +94,11 @@ final class SaslAuthenticator {
                     .setErrorMessage("Unexpected SaslAuthenticate request: no SASL handshake is in progress");
         }
         try {
-            return response.setErrorCode(Errors.NONE.code()).setAuthBytes(step(request.authBytes()));
+            response.setErrorCode(Errors.NONE.code()).setAuthBytes(step(request.authBytes()));
+            if (state == State.AUTHENTICATED && settings.maxReauth() != null && version >= FIRST_REAUTH_VERSION) {
+                response.setSessionLifetimeMs(settings.maxReauth().toMillis());
+            }
+            return response;
         } catch (AuthenticationFailure e) {
             return response.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setErrorMessage(e.getMessage());
         }
@@ -90,9 +118,18 @@ final class SaslAuthenticator {
         try {
             byte[] answer = exchange.evaluate(clientToken);
             if (exchange.complete()) {
-                userName = exchange.userName();
+                String authenticated = exchange.userName();
+                if (reauthenticating && !authenticated.equals(userName)) {
+                    throw new AuthenticationFailure("principal_changed", "Cannot change principals during "
+                            + "re-authentication from " + userName + " to " + authenticated);
+                }
+                userName = authenticated;
                 exchange = null;
                 state = State.AUTHENTICATED;
+                ConnectionPrincipal.set(channel, ConnectionPrincipal.user(userName));
+                if (settings.maxReauth() != null) {
+                    sessionExpiresAtNanos = System.nanoTime() + settings.maxReauth().toNanos();
+                }
                 metrics.succeeded(mechanism);
             }
             return answer == null ? new byte[0] : answer;

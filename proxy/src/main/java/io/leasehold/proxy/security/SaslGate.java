@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * SASL APIs are served; any other request closes the connection, as a Kafka broker does. A
  * failed exchange is answered with the protocol's error and then the connection is closed.
  *
+ * <p>With {@code listener.sasl.connectionsMaxReauth} the session lifetime goes to the client in
+ * the last SaslAuthenticate answer; an authenticated client may then run the SASL exchange
+ * again (KIP-368), and the first request after its session expired closes the connection.
+ *
  * <p>Each connection's {@link SaslAuthenticator} is kept on its channel. Requests arrive here in
  * connection order on the event loop and SASL answers are computed at once, so the state moves
  * in request order while responses still go through the connection's response sequencer.
@@ -61,16 +65,22 @@ public final class SaslGate implements RequestHandler {
         ApiKeys api = request.apiKey();
         boolean sasl = api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
         boolean authenticated = authenticator.state() == SaslAuthenticator.State.AUTHENTICATED;
-        if (api == ApiKeys.API_VERSIONS && (authenticated || request.body().remaining() <= MAX_UNAUTHENTICATED_BYTES)) {
+        boolean expired = authenticator.expired();
+        if (api == ApiKeys.API_VERSIONS && !expired
+                && (authenticated || request.body().remaining() <= MAX_UNAUTHENTICATED_BYTES)) {
             return withSaslApis(request, client);
         }
-        if (authenticated && !sasl) {
+        if (authenticated && !sasl && !expired) {
             return next.handle(request, client);
         }
         try {
-            if (authenticated) {
+            if (authenticated && !sasl) {
+                return refuse("session_expired", request + ": the SASL session of " + authenticator.userName()
+                        + " expired without re-authentication (listener.sasl.connectionsMaxReauth)");
+            }
+            if (authenticated && settings.maxReauth() == null) {
                 return refuse("unexpected_sasl", request + " after the connection authenticated as "
-                        + authenticator.userName());
+                        + authenticator.userName() + " (re-authentication is off)");
             }
             if (request.body().remaining() > MAX_UNAUTHENTICATED_BYTES) {
                 return refuse("oversized", request + " with " + request.body().remaining()
@@ -80,8 +90,9 @@ public final class SaslGate implements RequestHandler {
                 return refuse("unauthenticated", request + " before SASL authentication");
             }
             ApiMessage answer = api == ApiKeys.SASL_HANDSHAKE
-                    ? authenticator.handshake((SaslHandshakeRequestData) request.decodeBody())
-                    : authenticator.authenticate((SaslAuthenticateRequestData) request.decodeBody());
+                    ? authenticator.handshake((SaslHandshakeRequestData) request.decodeBody(), request.version())
+                    : authenticator.authenticate((SaslAuthenticateRequestData) request.decodeBody(),
+                            request.version());
             ByteBuf response = KafkaMessages.encodeResponse(client.alloc(), api, request.version(),
                     request.correlationId(), answer);
             if (api == ApiKeys.SASL_HANDSHAKE && request.version() < FIRST_HANDSHAKE_WITH_AUTHENTICATE
@@ -107,7 +118,7 @@ public final class SaslGate implements RequestHandler {
     private SaslAuthenticator authenticatorOf(Channel channel) {
         SaslAuthenticator authenticator = channel.attr(AUTHENTICATOR).get();
         if (authenticator == null) {
-            authenticator = new SaslAuthenticator(settings, metrics);
+            authenticator = new SaslAuthenticator(settings, metrics, channel);
             channel.attr(AUTHENTICATOR).set(authenticator);
         }
         return authenticator;

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
@@ -12,48 +11,44 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The mounted users file, reloaded when its content changes. Authentication asks for the
- * current users; at most once per {@code checkInterval} that re-reads the file (a Kubernetes
- * Secret update swaps the file behind a symlink, so the bytes are compared, not timestamps).
- * A changed file that does not parse is reported and the previous users stay in force.
+ * current users, an immutable directory, and never waits for the file: {@link #reloadIfChanged()}
+ * re-reads it from a {@link UsersFileWatcher} thread, off the event loops (a Kubernetes Secret
+ * update swaps the file behind a symlink, so the bytes are compared, not timestamps). A changed
+ * file that does not parse is reported and the previous users stay in force.
  */
 public final class UsersFile {
     private static final Logger LOG = LoggerFactory.getLogger(UsersFile.class);
 
     private final Path path;
-    private final Duration checkInterval;
     private final UsersFileParser parser = new UsersFileParser();
+    /** Only the watcher thread touches it after loading. */
     private byte[] loadedBytes;
-    private UserDirectory users;
-    private long checkedAtNanos;
+    private volatile UserDirectory users;
 
-    private UsersFile(Path path, Duration checkInterval) {
+    private UsersFile(Path path) {
         this.path = path;
-        this.checkInterval = checkInterval;
     }
+
 
     /**
      * Loads {@code path} now.
      *
      * @throws UsersFileException when the file cannot be read or parsed: the proxy must not start with it
      */
-    public static UsersFile load(Path path, Duration checkInterval) throws UsersFileException {
-        UsersFile file = new UsersFile(path, checkInterval);
+    public static UsersFile load(Path path) throws UsersFileException {
+        UsersFile file = new UsersFile(path);
         byte[] bytes = file.read();
         file.install(bytes, file.parser.parse(new String(bytes, StandardCharsets.UTF_8), path.toString()));
         return file;
     }
 
-    /** The users in force, after reloading the file if it changed since the last check. */
-    public synchronized UserDirectory current() {
-        long now = System.nanoTime();
-        if (now - checkedAtNanos >= checkInterval.toNanos()) {
-            checkedAtNanos = now;
-            reloadIfChanged();
-        }
+    /** The users in force; reads no file. */
+    public UserDirectory current() {
         return users;
     }
 
-    private void reloadIfChanged() {
+    /** Re-reads the file and installs its users if its content changed and it parses. */
+    synchronized void reloadIfChanged() {
         byte[] bytes;
         try {
             bytes = read();
@@ -77,7 +72,6 @@ public final class UsersFile {
     private void install(byte[] bytes, UserDirectory parsed) {
         loadedBytes = bytes;
         users = parsed;
-        checkedAtNanos = System.nanoTime();
     }
 
     private byte[] read() throws UsersFileException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,11 +29,12 @@ class SaslConfigTest {
                   sasl:
                     mechanisms: [PLAIN, SCRAM-SHA-512]
                     usersFile: /etc/leasehold/users.yaml
+                    connectionsMaxReauth: 1h
                 """), "config.yaml");
 
         assertThat(config.saslRequired()).isTrue();
         assertThat(config.sasl()).isEqualTo(new ProxyConfig.Sasl(List.of("PLAIN", "SCRAM-SHA-512"),
-                Path.of("/etc/leasehold/users.yaml")));
+                Path.of("/etc/leasehold/users.yaml"), Duration.ofHours(1)));
     }
 
     @Test
@@ -46,7 +48,7 @@ class SaslConfigTest {
                 "LEASEHOLD_LISTENER_SASL_USERS_FILE", "/run/users.yaml")).parse(withListener(""), "config.yaml");
 
         assertThat(config.sasl()).isEqualTo(new ProxyConfig.Sasl(List.of("SCRAM-SHA-256", "PLAIN"),
-                Path.of("/run/users.yaml")));
+                Path.of("/run/users.yaml"), null));
     }
 
     @Test
@@ -60,7 +62,7 @@ class SaslConfigTest {
                 .hasMessageContaining("config.yaml: listener.sasl.mechanisms[1]: expected one of SCRAM-SHA-512, "
                         + "SCRAM-SHA-256, PLAIN, got \"GSSAPI\"")
                 .hasMessageContaining("config.yaml: listener.sasl.colour: unknown key (known keys in listener.sasl: "
-                        + "mechanisms, usersFile)")
+                        + "mechanisms, usersFile, connectionsMaxReauth)")
                 .hasMessageContaining("config.yaml: listener.sasl.usersFile: is required with "
                         + "listener.sasl.mechanisms");
         assertThatThrownBy(() -> loader.parse(withListener("""
@@ -70,12 +72,14 @@ class SaslConfigTest {
     }
 
     @Test
-    void aUsersFileWithoutMechanismsIsRefusedRatherThanIgnored() {
-        assertThatThrownBy(() -> loader.parse(withListener("""
-                  sasl: { usersFile: /etc/leasehold/users.yaml }
-                """), "config.yaml"))
+    void aUsersFileOrSessionLifetimeWithoutMechanismsIsRefusedRatherThanIgnored() {
+        assertThatThrownBy(() -> loader.parse(withListener("  sasl: { usersFile: /etc/leasehold/users.yaml, "
+                + "connectionsMaxReauth: 0s }\n"), "config.yaml"))
                 .hasMessageContaining("listener.sasl.usersFile: is only used with SASL: set "
-                        + "listener.sasl.mechanisms too");
+                        + "listener.sasl.mechanisms too")
+                .hasMessageContaining("listener.sasl.connectionsMaxReauth: expected a positive duration");
+        assertThatThrownBy(() -> loader.parse(withListener("  sasl: { connectionsMaxReauth: 1h }\n"), "config.yaml"))
+                .hasMessageContaining("listener.sasl.connectionsMaxReauth: is only used with SASL");
     }
 
     @Test

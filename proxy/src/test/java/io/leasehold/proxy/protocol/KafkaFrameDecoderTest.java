@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.concurrent.atomic.AtomicInteger;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
 import org.junit.jupiter.api.Test;
@@ -40,6 +43,27 @@ class KafkaFrameDecoderTest {
         EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64));
         assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 1, 0, 1})))
                 .isInstanceOf(TooLongFrameException.class).hasMessageContaining("exceeds 64");
+        channel.finishAndReleaseAll();
+    }
+
+    /**
+     * A connection closed while one read still holds frames (here 512 KiB of zeros: 131072 empty
+     * frames) gets no more of them: cutting them all would hold the event loop, and every other
+     * connection on it, for seconds, and nobody is left to answer them.
+     */
+    @Test
+    void stopsCuttingFramesOnceTheConnectionIsClosed() {
+        AtomicInteger frames = new AtomicInteger();
+        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                frames.incrementAndGet();
+                ((ByteBuf) msg).release();
+                ctx.close();
+            }
+        });
+        channel.writeInbound(Unpooled.wrappedBuffer(new byte[512 * 1024]));
+        assertThat(frames.get()).isEqualTo(1);
         channel.finishAndReleaseAll();
     }
 }

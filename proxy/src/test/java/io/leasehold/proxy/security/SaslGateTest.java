@@ -42,6 +42,7 @@ import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,12 +63,15 @@ class SaslGateTest {
     private FrontendServer server;
     private SimpleMeterRegistry registry;
     private final List<ApiKeys> routed = new CopyOnWriteArrayList<>();
+    private final List<KafkaPrincipal> principals = new CopyOnWriteArrayList<>();
+    private Path users;
     private int port;
 
     /** Answers ApiVersions (listing Metadata only) and Metadata (empty), recording every API it is given. */
     private final RequestHandler router = (request, client) -> {
         try {
             routed.add(request.apiKey());
+            principals.add(client.principal());
             ApiMessage body = request.apiKey() == ApiKeys.API_VERSIONS
                     ? new ApiVersionsResponseData().setApiKeys(new ApiVersionsResponseData.ApiVersionCollection(
                             List.of(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.METADATA.id)
@@ -82,12 +86,18 @@ class SaslGateTest {
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        Path users = Files.writeString(dir.resolve("users.yaml"), "users: [{name: alice, password: " + PASSWORD + "}]\n");
+        users = Files.writeString(dir.resolve("users.yaml"), "users: [{name: alice, password: " + PASSWORD + "}, "
+                + "{name: bob, password: " + PASSWORD + "}]\n");
+        startServer(null);
+    }
+
+    /** Starts the listener; {@code maxReauth} is the session lifetime, {@code null} for none. */
+    private void startServer(Duration maxReauth) throws Exception {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         registry = new SimpleMeterRegistry();
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
-                UsersFile.load(users, Duration.ofSeconds(1))), new AuthenticationMetrics(registry));
+                UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry));
         server = new FrontendServer("127.0.0.1", 0, boss, workers, gate,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
@@ -169,12 +179,13 @@ class SaslGateTest {
             assertThat(closedByServer(socket)).as("Metadata before SASL closes the connection").isTrue();
         }
         assertThat(routed).containsExactly(ApiKeys.API_VERSIONS);
+        assertThat(principals).containsExactly(KafkaPrincipal.ANONYMOUS);
         assertThat(registry.find("leasehold.frames.rejected").tag("reason", "unauthenticated").counter().count())
                 .isEqualTo(1);
     }
 
     @Test
-    void plainOverSaslAuthenticateLetsTheConnectionThrough() throws IOException {
+    void plainOverSaslAuthenticateLetsTheConnectionThroughAsItsUser() throws IOException {
         try (Socket socket = connect()) {
             socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
                     new SaslHandshakeRequestData().setMechanism("PLAIN")));
@@ -191,6 +202,7 @@ class SaslGateTest {
             read(socket, ApiKeys.METADATA, (short) 9);
         }
         assertThat(routed).containsExactly(ApiKeys.METADATA);
+        assertThat(principals).as("the router sees who authenticated").containsExactly(new KafkaPrincipal("User", "alice"));
         assertThat(authentications("success", "none")).isEqualTo(1);
     }
 
@@ -254,6 +266,68 @@ class SaslGateTest {
         assertThat(authentications("failure", "wrong_order")).isEqualTo(1);
     }
 
+    /** Runs SaslHandshake v1 and SaslAuthenticate v2 with PLAIN as {@code user}; returns the final answer. */
+    private static SaslAuthenticateResponseData plainLogin(Socket socket, String user) throws IOException {
+        socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 10,
+                new SaslHandshakeRequestData().setMechanism("PLAIN")));
+        assertThat(((SaslHandshakeResponseData) read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1)).errorCode())
+                .isEqualTo(Errors.NONE.code());
+        socket.getOutputStream().write(frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 11,
+                new SaslAuthenticateRequestData().setAuthBytes(plainToken(user, PASSWORD))));
+        return read(socket, ApiKeys.SASL_AUTHENTICATE, (short) 2);
+    }
+
+    private static void metadataIsServed(Socket socket) throws IOException {
+        socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 20, new MetadataRequestData()));
+        read(socket, ApiKeys.METADATA, (short) 9);
+    }
+
+    @Test
+    void withoutASessionLifetimeASecondHandshakeClosesTheConnection() throws IOException {
+        try (Socket socket = connect()) {
+            assertThat(plainLogin(socket, "alice").sessionLifetimeMs()).as("no lifetime: no re-authentication")
+                    .isZero();
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 12,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            assertThat(closedByServer(socket)).isTrue();
+        }
+    }
+
+    @Test
+    void reauthenticationAsTheSameUserKeepsTheConnectionAndAnotherUserIsRefused() throws Exception {
+        stop();
+        startServer(Duration.ofMinutes(10));
+        try (Socket socket = connect()) {
+            assertThat(plainLogin(socket, "alice").sessionLifetimeMs()).isEqualTo(600_000);
+            metadataIsServed(socket);
+
+            assertThat(plainLogin(socket, "alice").errorCode()).as("re-authentication").isEqualTo(Errors.NONE.code());
+            metadataIsServed(socket);
+
+            SaslAuthenticateResponseData switched = plainLogin(socket, "bob");
+            assertThat(switched.errorCode()).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED.code());
+            assertThat(switched.errorMessage()).contains("Cannot change principals");
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        assertThat(authentications("success", "none")).isEqualTo(2);
+        assertThat(authentications("failure", "principal_changed")).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestAfterTheSessionLifetimeClosesTheConnection() throws Exception {
+        stop();
+        startServer(Duration.ofMillis(300));
+        try (Socket socket = connect()) {
+            assertThat(plainLogin(socket, "alice").sessionLifetimeMs()).isEqualTo(300);
+            Thread.sleep(600);
+            socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 20, new MetadataRequestData()));
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        assertThat(routed).isEmpty();
+        assertThat(registry.find("leasehold.frames.rejected").tag("reason", "session_expired").counter().count())
+                .isEqualTo(1);
+    }
+
     @Test
     void oversizedTokensBeforeAuthenticationCloseTheConnection() throws IOException {
         try (Socket socket = connect()) {
@@ -315,7 +389,8 @@ class SaslGateTest {
                 .allMatch(api -> api == ApiKeys.API_VERSIONS);
         assertThat(authentications("success", "none")).as("seed %d: nobody authenticated", seed).isZero();
         routed.clear();
-        plainOverSaslAuthenticateLetsTheConnectionThrough();
+        principals.clear();
+        plainOverSaslAuthenticateLetsTheConnectionThroughAsItsUser();
     }
 
     /** Reads until the server closes; fails if it neither answers nor closes within the socket timeout. */
