@@ -2,14 +2,16 @@ package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.backend.BackendSession;
 import io.netty.buffer.ByteBufAllocator;
+import io.leasehold.proxy.security.ConnectionPrincipal;
 import io.netty.channel.Channel;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * What a handler may use on behalf of one client connection: that connection's backend
  * session (on the same event loop), its produce write order, the work still running for it,
  * the API versions it negotiated, its allocator, a name for log lines, and the client's channel,
  * where per-connection security state lives (its attributes, its TLS session) and which that
- * state may close.
+ * state may close. {@link #principal()} is who the connection has authenticated as.
  */
 public record ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
                             NegotiatedVersions versions, ByteBufAllocator alloc, String remote, Channel channel) {
@@ -18,5 +20,13 @@ public record ClientContext(BackendSession backends, PartitionWriteOrder writeOr
     public ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
                          NegotiatedVersions versions, ByteBufAllocator alloc, String remote) {
         this(backends, writeOrder, work, versions, alloc, remote, null);
+    }
+
+    /**
+     * The principal this connection has authenticated as (SASL, or a client certificate on a
+     * mutual-TLS listener); {@link KafkaPrincipal#ANONYMOUS} when it has not, or without a channel.
+     */
+    public KafkaPrincipal principal() {
+        return channel == null ? KafkaPrincipal.ANONYMOUS : ConnectionPrincipal.of(channel);
     }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.security;
 
+import io.netty.channel.Channel;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -9,21 +10,24 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
  * One client connection's SASL state: waiting for a handshake, then for the mechanism's tokens,
- * then authenticated (or failed, after which the connection is closed). Event-loop confined.
+ * then authenticated (or failed, after which the connection is closed). Authenticating sets the
+ * connection's {@link ConnectionPrincipal}. Event-loop confined.
  */
 final class SaslAuthenticator {
     enum State { AWAITING_HANDSHAKE, AWAITING_AUTHENTICATE, AUTHENTICATED, FAILED }
 
     private final SaslSettings settings;
     private final AuthenticationMetrics metrics;
+    private final Channel channel;
     private State state = State.AWAITING_HANDSHAKE;
     private String mechanism;
     private SaslExchange exchange;
     private String userName;
 
-    SaslAuthenticator(SaslSettings settings, AuthenticationMetrics metrics) {
+    SaslAuthenticator(SaslSettings settings, AuthenticationMetrics metrics, Channel channel) {
         this.settings = settings;
         this.metrics = metrics;
+        this.channel = channel;
     }
 
     State state() {
@@ -93,6 +97,7 @@ final class SaslAuthenticator {
                 userName = exchange.userName();
                 exchange = null;
                 state = State.AUTHENTICATED;
+                ConnectionPrincipal.set(channel, ConnectionPrincipal.user(userName));
                 metrics.succeeded(mechanism);
             }
             return answer == null ? new byte[0] : answer;

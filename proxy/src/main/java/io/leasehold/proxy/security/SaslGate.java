@@ -107,7 +107,7 @@ public final class SaslGate implements RequestHandler {
     private SaslAuthenticator authenticatorOf(Channel channel) {
         SaslAuthenticator authenticator = channel.attr(AUTHENTICATOR).get();
         if (authenticator == null) {
-            authenticator = new SaslAuthenticator(settings, metrics);
+            authenticator = new SaslAuthenticator(settings, metrics, channel);
             channel.attr(AUTHENTICATOR).set(authenticator);
         }
         return authenticator;

@@ -42,6 +42,7 @@ import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,12 +63,14 @@ class SaslGateTest {
     private FrontendServer server;
     private SimpleMeterRegistry registry;
     private final List<ApiKeys> routed = new CopyOnWriteArrayList<>();
+    private final List<KafkaPrincipal> principals = new CopyOnWriteArrayList<>();
     private int port;
 
     /** Answers ApiVersions (listing Metadata only) and Metadata (empty), recording every API it is given. */
     private final RequestHandler router = (request, client) -> {
         try {
             routed.add(request.apiKey());
+            principals.add(client.principal());
             ApiMessage body = request.apiKey() == ApiKeys.API_VERSIONS
                     ? new ApiVersionsResponseData().setApiKeys(new ApiVersionsResponseData.ApiVersionCollection(
                             List.of(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.METADATA.id)
@@ -169,12 +172,13 @@ class SaslGateTest {
             assertThat(closedByServer(socket)).as("Metadata before SASL closes the connection").isTrue();
         }
         assertThat(routed).containsExactly(ApiKeys.API_VERSIONS);
+        assertThat(principals).containsExactly(KafkaPrincipal.ANONYMOUS);
         assertThat(registry.find("leasehold.frames.rejected").tag("reason", "unauthenticated").counter().count())
                 .isEqualTo(1);
     }
 
     @Test
-    void plainOverSaslAuthenticateLetsTheConnectionThrough() throws IOException {
+    void plainOverSaslAuthenticateLetsTheConnectionThroughAsItsUser() throws IOException {
         try (Socket socket = connect()) {
             socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
                     new SaslHandshakeRequestData().setMechanism("PLAIN")));
@@ -191,6 +195,7 @@ class SaslGateTest {
             read(socket, ApiKeys.METADATA, (short) 9);
         }
         assertThat(routed).containsExactly(ApiKeys.METADATA);
+        assertThat(principals).as("the router sees who authenticated").containsExactly(new KafkaPrincipal("User", "alice"));
         assertThat(authentications("success", "none")).isEqualTo(1);
     }
 
@@ -315,7 +320,8 @@ class SaslGateTest {
                 .allMatch(api -> api == ApiKeys.API_VERSIONS);
         assertThat(authentications("success", "none")).as("seed %d: nobody authenticated", seed).isZero();
         routed.clear();
-        plainOverSaslAuthenticateLetsTheConnectionThrough();
+        principals.clear();
+        plainOverSaslAuthenticateLetsTheConnectionThroughAsItsUser();
     }
 
     /** Reads until the server closes; fails if it neither answers nor closes within the socket timeout. */
