@@ -36,6 +36,7 @@ final class ConfigKeys {
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter"));
         sections.put("shutdown", List.of("drainTimeout"));
+        sections.put("authorization", List.of("aclsFile"));
         return Collections.unmodifiableMap(sections);
     }
 }

@@ -164,7 +164,9 @@ public final class ConfigLoader {
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
-        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in));
+        Path aclsFile = in.optionalFile(key("authorization", "aclsFile"));
+        return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in),
+                aclsFile == null ? null : new ProxyConfig.Authorization(aclsFile));
     }
 
     private static ProxyConfig.Listener listener(ConfigReader in) {

@@ -14,12 +14,30 @@ import java.util.List;
  * and means "advertise the port actually bound".
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
-                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl) {
+                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Authorization authorization) {
 
-    /** A configuration without SASL on the listener. */
+    /** A configuration without SASL on the listener and without authorization. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown) {
-        this(listener, etcd, backends, admin, limits, routing, shutdown, null);
+        this(listener, etcd, backends, admin, limits, routing, shutdown, null, null);
+    }
+
+    /** A configuration without authorization. */
+    public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
+                       Shutdown shutdown, Sasl sasl) {
+        this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, null);
+    }
+
+    /** Whether requests are checked against an ACL file. */
+    public boolean authorizes() {
+        return authorization != null;
+    }
+
+    /**
+     * Authorization ({@code authorization}; {@code null} when not configured): the mounted ACL
+     * file every request is checked against. Present means on: what it does not allow is denied.
+     */
+    public record Authorization(Path aclsFile) {
     }
 
     /** Whether clients must authenticate with SASL on the Kafka listener. */
