@@ -8,7 +8,10 @@ import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.DescribeAclsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeAclsRequest;
@@ -19,7 +22,7 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * The ACL APIs while the proxy authorizes: the proxy's ACL file is the only rule set, so they
- * never reach a broker. DescribeAcls answers from the file (DESCRIBE on the cluster needed);
+ * never reach a broker, and the proxy advertises them whatever the brokers support. DescribeAcls answers from the file (DESCRIBE on the cluster needed);
  * CreateAcls and DeleteAcls are refused with CLUSTER_AUTHORIZATION_FAILED and a message saying
  * the ACLs are managed in the file.
  */
@@ -31,6 +34,26 @@ final class AclApis {
 
     AclApis(Authorizer authorizer) {
         this.authorizer = authorizer;
+    }
+
+    /**
+     * {@code shared} (the backends' intersection, left as it is) with the ACL APIs at every version
+     * kafka-clients knows, when the proxy answers them itself; {@code shared} when it does not.
+     */
+    ApiVersionsResponseData advertised(ApiVersionsResponseData shared) {
+        if (!authorizer.enabled()) {
+            return shared;
+        }
+        ApiVersionsResponseData answer = shared.duplicate();
+        for (ApiKeys api : List.of(ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS)) {
+            ApiVersion known = answer.apiKeys().find(api.id);
+            if (known != null) {
+                answer.apiKeys().remove(known);
+            }
+            answer.apiKeys().add(new ApiVersion().setApiKey(api.id).setMinVersion(api.oldestVersion())
+                    .setMaxVersion(api.latestVersion()));
+        }
+        return answer;
     }
 
     /** The refusal of a CreateAcls or DeleteAcls request. */

@@ -66,7 +66,6 @@ final class RequestAccess {
             case INCREMENTAL_ALTER_CONFIGS -> configs(principal, AclOperation.ALTER_CONFIGS,
                     ((IncrementalAlterConfigsRequestData) body).resources().stream()
                             .map(r -> new ConfigTarget(r.resourceType(), r.resourceName())).toList());
-            case DESCRIBE_CLUSTER -> cluster(principal, AclOperation.DESCRIBE);
             case DESCRIBE_CLIENT_QUOTAS -> cluster(principal, AclOperation.DESCRIBE_CONFIGS);
             case ALTER_CLIENT_QUOTAS -> cluster(principal, AclOperation.ALTER_CONFIGS);
             case INIT_PRODUCER_ID -> idempotentWrite(principal);

@@ -155,12 +155,7 @@ public final class RequestRouter implements RequestHandler {
             case GROUP:
                 return routeGroup(request, client);
             case ANY_BROKER_REWRITTEN:
-                if (authorizer.enabled()) {
-                    CompletableFuture<ReferenceCounted> refused = authorized(request, client);
-                    if (refused != null) {
-                        return refused;
-                    }
-                }
+                // DescribeCluster needs no ACL (as in Kafka): kafka-clients' admin client asks it for any operation.
                 return widen(anyBroker.forward(request, client, true,
                         frame -> rewriteDescribeCluster(request, client, frame)));
             case ALL_BROKERS:
@@ -361,7 +356,7 @@ public final class RequestRouter implements RequestHandler {
                 request.release();
             }
         }
-        return apiVersions.answer().<ReferenceCounted>handle((answer, error) -> {
+        return apiVersions.answer().thenApply(aclApis::advertised).<ReferenceCounted>handle((answer, error) -> {
             try {
                 if (error != null) {
                     throw new IllegalStateException("no backend answered ApiVersions: " + error.getMessage(), error);
