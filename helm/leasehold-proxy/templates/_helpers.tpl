@@ -81,6 +81,7 @@ app.kubernetes.io/part-of: leasehold
 {{- define "leasehold-proxy.etcdTlsDir" -}}/etc/leasehold/etcd-tls{{- end }}
 {{- define "leasehold-proxy.listenerTlsDir" -}}/etc/leasehold/listener-tls{{- end }}
 {{- define "leasehold-proxy.listenerSaslDir" -}}/etc/leasehold/listener-sasl{{- end }}
+{{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
 
 {{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
 {{- define "leasehold-proxy.config" -}}
@@ -125,6 +126,9 @@ app.kubernetes.io/part-of: leasehold
   "limits" $c.limits
   "routing" $c.routing
   "shutdown" $c.shutdown }}
+{{- if or .Values.authorization.aclsSecret .Values.authorization.aclsConfigMap }}
+{{- $_ := set $config "authorization" (dict "aclsFile" (printf "%s/acls.yaml" (include "leasehold-proxy.aclsDir" .))) }}
+{{- end }}
 {{- toYaml $config }}
 {{- end }}
 
