@@ -232,13 +232,7 @@ public final class RequestRouter implements RequestHandler {
     }
 
     private static CompletableFuture<ReferenceCounted> refuse(RequestFrame request, ClientContext client, Errors error) {
-        try {
-            return CompletableFuture.completedFuture(ErrorResponder.respond(client.alloc(), request, error));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        } finally {
-            request.release();
-        }
+        return refuse(request, client, error.exception());
     }
 
     private CompletableFuture<ReferenceCounted> routePartitioned(RequestFrame request, ClientContext client)

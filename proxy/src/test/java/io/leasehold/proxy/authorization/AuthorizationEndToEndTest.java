@@ -46,6 +46,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
@@ -235,6 +236,25 @@ class AuthorizationEndToEndTest {
         }
         List<String> read = StringClients.consume(as("alice", second), open, "readers-" + UUID.randomUUID(), RECORDS);
         assertThat(read).as("alice, who may read, reads it all").hasSize(RECORDS);
+    }
+
+    @Test
+    void javaConsumerInAGroupItMayNotReadGetsGroupAuthorizationException() throws Exception {
+        String open = topic("open-");
+        String group = "private-" + UUID.randomUUID();
+        Map<String, Object> settings = new HashMap<>(as("alice", second));
+        settings.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        double before = second.metrics().value(DENIALS, "operation=\"DESCRIBE\",resource_type=\"GROUP\"");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(settings)) {
+            consumer.subscribe(List.of(open));
+            assertThatThrownBy(() -> consumer.poll(Duration.ofSeconds(30)))
+                    .isInstanceOf(GroupAuthorizationException.class)
+                    .satisfies(e -> assertThat(((GroupAuthorizationException) e).groupId()).isEqualTo(group));
+        }
+        assertThat(second.metrics().value(DENIALS, "operation=\"DESCRIBE\",resource_type=\"GROUP\""))
+                .isGreaterThan(Math.max(before, 0));
     }
 
     @Test
