@@ -1,11 +1,9 @@
 package io.leasehold.proxy.authorization;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -20,12 +18,12 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * An immutable ACL rule set, indexed for Kafka's matching rules so that one check costs a few
- * hash look-ups whatever the number of rules: a resource matches the rules for its literal name,
- * the literal wildcard {@code *}, and every PREFIXED rule whose prefix starts its name. Among
- * the matching rules for the principal ({@code User:NAME} or {@code User:*}), a DENY for the
- * operation (or ALL) wins; otherwise an ALLOW for the operation, ALL, or an operation that
- * implies it (READ, WRITE, DELETE and ALTER imply DESCRIBE; ALTER_CONFIGS implies
- * DESCRIBE_CONFIGS) lets the request through. Nothing matching means denied.
+ * hash look-ups whatever the number of rules or users: a resource matches the rules for its
+ * literal name, the literal wildcard {@code *}, and every PREFIXED rule whose prefix starts its
+ * name; within each, the rules of the principal ({@code User:NAME}) and of {@code User:*} are
+ * found by name. A DENY for the operation (or ALL) wins; otherwise an ALLOW for the operation,
+ * ALL, or an operation that implies it (READ, WRITE, DELETE and ALTER imply DESCRIBE;
+ * ALTER_CONFIGS implies DESCRIBE_CONFIGS) lets the request through. Nothing matching means denied.
  */
 public final class AclRules {
     /** The principal that matches every user. */
@@ -41,19 +39,19 @@ public final class AclRules {
 
     /** The rules of {@code bindings}; the host of an entry is ignored (the proxy sees every client). */
     public static AclRules of(List<AclBinding> bindings) {
-        Map<ResourceType, Map<String, List<Rule>>> literal = new EnumMap<>(ResourceType.class);
-        Map<ResourceType, Map<String, List<Rule>>> prefixed = new EnumMap<>(ResourceType.class);
+        Map<ResourceType, Map<String, PatternRules.Builder>> literal = new EnumMap<>(ResourceType.class);
+        Map<ResourceType, Map<String, PatternRules.Builder>> prefixed = new EnumMap<>(ResourceType.class);
         for (AclBinding binding : bindings) {
             ResourcePattern pattern = binding.pattern();
-            Map<ResourceType, Map<String, List<Rule>>> target =
+            Map<ResourceType, Map<String, PatternRules.Builder>> target =
                     pattern.patternType() == PatternType.PREFIXED ? prefixed : literal;
             target.computeIfAbsent(pattern.resourceType(), t -> new HashMap<>())
-                    .computeIfAbsent(pattern.name(), n -> new ArrayList<>()).add(Rule.of(binding.entry()));
+                    .computeIfAbsent(pattern.name(), n -> new PatternRules.Builder()).add(binding.entry());
         }
         Map<ResourceType, PatternIndex> byType = new EnumMap<>(ResourceType.class);
         for (ResourceType type : ResourceType.values()) {
-            Map<String, List<Rule>> literals = literal.getOrDefault(type, Map.of());
-            Map<String, List<Rule>> prefixes = prefixed.getOrDefault(type, Map.of());
+            Map<String, PatternRules.Builder> literals = literal.getOrDefault(type, Map.of());
+            Map<String, PatternRules.Builder> prefixes = prefixed.getOrDefault(type, Map.of());
             if (!literals.isEmpty() || !prefixes.isEmpty()) {
                 byType.put(type, PatternIndex.of(literals, prefixes));
             }
@@ -81,19 +79,11 @@ public final class AclRules {
         int denyMask = bit(operation) | bit(AclOperation.ALL);
         int allowMask = denyMask | implying(operation);
         boolean allowed = false;
-        for (Rule[] rules : index.matching(name)) {
-            for (Rule rule : rules) {
-                if (!rule.matches(user)) {
-                    continue;
-                }
-                if (rule.deny()) {
-                    if ((rule.operations() & denyMask) != 0) {
-                        return false;
-                    }
-                } else if ((rule.operations() & allowMask) != 0) {
-                    allowed = true;
-                }
+        for (PatternRules rules : index.matching(name)) {
+            if ((rules.denied(user) & denyMask) != 0) {
+                return false;
             }
+            allowed |= (rules.allowed(user) & allowMask) != 0;
         }
         return allowed;
     }
@@ -110,13 +100,10 @@ public final class AclRules {
         }
         String user = principal.toString();
         int mask = bit(operation) | bit(AclOperation.ALL);
-        for (Rule rule : index.wildcard) {
-            if (rule.deny() && rule.matches(user) && (rule.operations() & mask) != 0) {
-                return false;
-            }
+        if ((index.wildcard.denied(user) & mask) != 0) {
+            return false;
         }
-        return index.all.stream().anyMatch(rule -> !rule.deny() && rule.matches(user)
-                && (rule.operations() & mask) != 0);
+        return index.all.stream().anyMatch(rules -> (rules.allowed(user) & mask) != 0);
     }
 
     /** The number of bindings. */
@@ -138,29 +125,45 @@ public final class AclRules {
         };
     }
 
-    /** One principal's permission for a set of operations on one resource pattern. */
-    private record Rule(String principal, boolean anyUser, int operations, boolean deny) {
-        static Rule of(AccessControlEntry entry) {
-            return new Rule(entry.principal(), entry.principal().equals(ANY_USER), bit(entry.operation()),
-                    entry.permissionType() == AclPermissionType.DENY);
+    /** One resource pattern's rules: the operations allowed and denied, as bit masks by principal. */
+    private record PatternRules(Map<String, Integer> allow, Map<String, Integer> deny) {
+        static final PatternRules EMPTY = new PatternRules(Map.of(), Map.of());
+
+        int allowed(String user) {
+            return allow.getOrDefault(user, 0) | allow.getOrDefault(ANY_USER, 0);
         }
 
-        boolean matches(String user) {
-            return anyUser || principal.equals(user);
+        int denied(String user) {
+            return deny.getOrDefault(user, 0) | deny.getOrDefault(ANY_USER, 0);
+        }
+
+        /** Collects one pattern's entries. */
+        static final class Builder {
+            private final Map<String, Integer> allow = new HashMap<>();
+            private final Map<String, Integer> deny = new HashMap<>();
+
+            void add(AccessControlEntry entry) {
+                Map<String, Integer> target = entry.permissionType() == AclPermissionType.DENY ? deny : allow;
+                target.merge(entry.principal(), bit(entry.operation()), (a, b) -> a | b);
+            }
+
+            PatternRules build() {
+                return new PatternRules(Map.copyOf(allow), Map.copyOf(deny));
+            }
         }
     }
 
     /** The rules of one resource type by pattern: literal names, the wildcard, and prefixes by length. */
     private static final class PatternIndex {
-        private final Map<String, Rule[]> literal;
-        private final Rule[] wildcard;
-        private final Map<String, Rule[]> prefixed;
+        private final Map<String, PatternRules> literal;
+        private final PatternRules wildcard;
+        private final Map<String, PatternRules> prefixed;
         /** The distinct prefix lengths, ascending, so a name is cut only where some prefix could match. */
         private final int[] prefixLengths;
-        private final List<Rule> all;
+        private final List<PatternRules> all;
 
-        private PatternIndex(Map<String, Rule[]> literal, Rule[] wildcard, Map<String, Rule[]> prefixed,
-                             int[] prefixLengths, List<Rule> all) {
+        private PatternIndex(Map<String, PatternRules> literal, PatternRules wildcard, Map<String, PatternRules> prefixed,
+                             int[] prefixLengths, List<PatternRules> all) {
             this.literal = literal;
             this.wildcard = wildcard;
             this.prefixed = prefixed;
@@ -168,24 +171,24 @@ public final class AclRules {
             this.all = all;
         }
 
-        static PatternIndex of(Map<String, List<Rule>> literals, Map<String, List<Rule>> prefixes) {
-            Map<String, Rule[]> literal = new HashMap<>();
-            Rule[] wildcard = new Rule[0];
-            List<Rule> all = new ArrayList<>();
-            for (Map.Entry<String, List<Rule>> e : literals.entrySet()) {
-                Rule[] rules = merged(e.getValue());
-                all.addAll(Arrays.asList(rules));
+        static PatternIndex of(Map<String, PatternRules.Builder> literals, Map<String, PatternRules.Builder> prefixes) {
+            Map<String, PatternRules> literal = new HashMap<>();
+            PatternRules wildcard = PatternRules.EMPTY;
+            List<PatternRules> all = new ArrayList<>();
+            for (Map.Entry<String, PatternRules.Builder> e : literals.entrySet()) {
+                PatternRules rules = e.getValue().build();
+                all.add(rules);
                 if (e.getKey().equals(ResourcePattern.WILDCARD_RESOURCE)) {
                     wildcard = rules;
                 } else {
                     literal.put(e.getKey(), rules);
                 }
             }
-            Map<String, Rule[]> prefixed = new HashMap<>();
+            Map<String, PatternRules> prefixed = new HashMap<>();
             TreeSet<Integer> lengths = new TreeSet<>();
-            for (Map.Entry<String, List<Rule>> e : prefixes.entrySet()) {
-                Rule[] rules = merged(e.getValue());
-                all.addAll(Arrays.asList(rules));
+            for (Map.Entry<String, PatternRules.Builder> e : prefixes.entrySet()) {
+                PatternRules rules = e.getValue().build();
+                all.add(rules);
                 prefixed.put(e.getKey(), rules);
                 lengths.add(e.getKey().length());
             }
@@ -193,31 +196,19 @@ public final class AclRules {
                     lengths.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(all));
         }
 
-        /** Folds one pattern's rules for the same principal and permission into one operation mask. */
-        private static Rule[] merged(List<Rule> rules) {
-            Map<List<Object>, Rule> byPrincipal = new LinkedHashMap<>();
-            for (Rule rule : rules) {
-                byPrincipal.merge(List.of(rule.principal(), rule.deny()), rule, (a, b) ->
-                        new Rule(a.principal(), a.anyUser(), a.operations() | b.operations(), a.deny()));
-            }
-            return byPrincipal.values().toArray(Rule[]::new);
-        }
-
-        /** The rule groups whose pattern matches {@code name}. */
-        List<Rule[]> matching(String name) {
-            List<Rule[]> found = new ArrayList<>(4);
-            Rule[] exact = literal.get(name);
+        /** The rule sets whose pattern matches {@code name}. */
+        List<PatternRules> matching(String name) {
+            List<PatternRules> found = new ArrayList<>(4);
+            PatternRules exact = literal.get(name);
             if (exact != null) {
                 found.add(exact);
             }
-            if (wildcard.length > 0) {
-                found.add(wildcard);
-            }
+            found.add(wildcard);
             for (int length : prefixLengths) {
                 if (length > name.length()) {
                     break;
                 }
-                Rule[] byPrefix = prefixed.get(name.substring(0, length));
+                PatternRules byPrefix = prefixed.get(name.substring(0, length));
                 if (byPrefix != null) {
                     found.add(byPrefix);
                 }
