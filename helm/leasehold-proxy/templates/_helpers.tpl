@@ -81,6 +81,7 @@ app.kubernetes.io/part-of: leasehold
 {{- define "leasehold-proxy.etcdTlsDir" -}}/etc/leasehold/etcd-tls{{- end }}
 {{- define "leasehold-proxy.listenerTlsDir" -}}/etc/leasehold/listener-tls{{- end }}
 {{- define "leasehold-proxy.listenerSaslDir" -}}/etc/leasehold/listener-sasl{{- end }}
+{{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
 
 {{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
 {{- define "leasehold-proxy.config" -}}
@@ -140,6 +141,9 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- $_ := set $config "presentation" $presentation }}
 {{- end }}
+{{- end }}
+{{- if or .Values.authorization.aclsSecret .Values.authorization.aclsConfigMap }}
+{{- $_ := set $config "authorization" (dict "aclsFile" (printf "%s/acls.yaml" (include "leasehold-proxy.aclsDir" .))) }}
 {{- end }}
 {{- toYaml $config }}
 {{- end }}

@@ -5,6 +5,10 @@ import io.leasehold.proxy.admin.AdminServer;
 import io.leasehold.proxy.admin.EventLoopHeartbeat;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.admin.RoutingHealthProbe;
+import io.leasehold.proxy.authorization.AclAuthorizer;
+import io.leasehold.proxy.authorization.AclsFile;
+import io.leasehold.proxy.authorization.Authorizer;
+import io.leasehold.proxy.authorization.AuthorizationMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
@@ -51,6 +55,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     /** An event loop that has not run its heartbeat this long is stuck: /healthz fails. */
     private static final Duration EVENT_LOOP_STUCK_AFTER = Duration.ofSeconds(10);
+    /** How often the ACL file's watcher looks whether it changed. */
+    private static final Duration ACLS_FILE_CHECK = Duration.ofSeconds(1);
 
     /** How often the users file is checked for changes. */
     private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
@@ -68,6 +74,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final ClusterPresentation presentation;
     /** Reloads the users file when it changes; {@code null} without SASL. */
     private final UsersFileWatcher usersWatcher;
+    private final AclsFile acls;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -76,9 +83,11 @@ public final class LeaseholdProxy implements AutoCloseable {
      *
      * @param clientTls the Kafka listener's server TLS context, {@code null} for plaintext
      * @param users     the loaded users file when the listener requires SASL, else {@code null}
+     * @param acls      the loaded ACL file when the proxy authorizes, else {@code null}; watched and closed here
      */
-    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls, UsersFile users) {
+    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls, UsersFile users, AclsFile acls) {
         this.config = config;
+        this.acls = acls;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
         this.usersWatcher = users == null ? null : new UsersFileWatcher(users, USERS_FILE_CHECK);
@@ -110,9 +119,15 @@ public final class LeaseholdProxy implements AutoCloseable {
         ProxyConfig.Routing routing = config.routing();
         this.presentation = presentation(config, router, metrics);
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+        Authorizer authorizer = Authorizer.open();
+        if (acls != null) {
+            AuthorizationMetrics authorizationMetrics = new AuthorizationMetrics(registry);
+            acls.watch(ACLS_FILE_CHECK, authorizationMetrics);
+            authorizer = new AclAuthorizer(acls::current, authorizationMetrics);
+        }
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
-                        routing.retryMaxBackoff(), backends.requestTimeout()));
+                        routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
         RequestHandler handler = config.saslRequired()
                 ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
                         config.sasl().connectionsMaxReauth()),
@@ -182,7 +197,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                     presentation.nodes());
         }
         LOG.info("Leasehold proxy listening on {} ({}, advertised {}:{}), admin on port {}", boundAddress,
-                (config.saslRequired() ? "SASL " + config.sasl().mechanisms() + " over " : "")
+                (config.authorizes() ? "ACLs from " + config.authorization().aclsFile() + ", " : "")
+                        + (config.saslRequired() ? "SASL " + config.sasl().mechanisms() + " over " : "")
                         + (config.listener().tls() ? "TLS" : "plaintext"), config.listener().advertisedHost(),
                 config.listener().advertisedPort(), admin.port());
         return boundAddress;
@@ -212,6 +228,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         frontend.close();
         admin.close();
         heartbeat.close();
+        if (acls != null) {
+            acls.close();
+        }
         reachability.close();
         control.close();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -1,6 +1,8 @@
 package io.leasehold.proxy;
 
 import io.etcd.jetcd.Client;
+import io.leasehold.proxy.authorization.AclsFile;
+import io.leasehold.proxy.authorization.AclsFileException;
 import io.leasehold.proxy.config.ConfigException;
 import io.leasehold.proxy.config.ConfigLoader;
 import io.leasehold.proxy.config.EtcdClientFactory;
@@ -23,7 +25,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Command line entry point: {@code --config FILE} runs the proxy, {@code --validate-config FILE}
  * only checks the file (the secret, TLS and users files it names are read, and reported if
- * unusable, when the proxy starts), {@code users add NAME} prints a users-file entry. Prints
+ * unusable, when the proxy starts; so is the ACL file), {@code users add NAME} prints a users-file entry. Prints
  * {@code READY host:port} once serving; SIGTERM drains and exits 0, or {@value #DRAIN_TIMED_OUT}
  * if the drain timed out and cut client connections off.
  */
@@ -85,6 +87,14 @@ public final class Main {
                 problems.addAll(e.problems());
             }
         }
+        AclsFile acls = null;
+        if (config.authorizes()) {
+            try {
+                acls = AclsFile.load(config.authorization().aclsFile());
+            } catch (AclsFileException e) {
+                problems.addAll(e.problems());
+            }
+        }
         Client etcd = null;
         try {
             etcd = new EtcdClientFactory(file.toString()).create(config.etcd());
@@ -98,7 +108,7 @@ public final class Main {
             System.err.println(String.join(System.lineSeparator(), problems));
             return 1;
         }
-        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls, users);
+        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls, users, acls);
         InetSocketAddress bound;
         try {
             bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);

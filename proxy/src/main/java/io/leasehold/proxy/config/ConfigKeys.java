@@ -37,6 +37,7 @@ final class ConfigKeys {
                 "staleRoutesUnreadyAfter"));
         sections.put("shutdown", List.of("drainTimeout"));
         sections.put("presentation", List.of("mode", "nodePortBase", "nodeHostPattern", "firstNodeId", "nodeCount"));
+        sections.put("authorization", List.of("aclsFile"));
         return Collections.unmodifiableMap(sections);
     }
 }

@@ -172,8 +172,9 @@ public final class ConfigLoader {
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
+        Path aclsFile = in.optionalFile(key("authorization", "aclsFile"));
         return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in),
-                presentation(in, listener, admin));
+                presentation(in, listener, admin), aclsFile == null ? null : new ProxyConfig.Authorization(aclsFile));
     }
 
     /**

@@ -14,18 +14,31 @@ import java.util.List;
  * and means "advertise the port actually bound".
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
-                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Presentation presentation) {
+                          Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Presentation presentation,
+                          Authorization authorization) {
 
-    /** A configuration that shows clients a single node. */
+    /** A configuration that shows clients a single node, without authorization. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown, Sasl sasl) {
-        this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE);
+        this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE, null);
     }
 
-    /** A configuration without SASL on the listener that shows clients a single node. */
+    /** A configuration without SASL on the listener and without authorization that shows clients a single node. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown) {
         this(listener, etcd, backends, admin, limits, routing, shutdown, null);
+    }
+
+    /** Whether requests are checked against an ACL file. */
+    public boolean authorizes() {
+        return authorization != null;
+    }
+
+    /**
+     * Authorization ({@code authorization}; {@code null} when not configured): the mounted ACL
+     * file every request is checked against. Present means on: what it does not allow is denied.
+     */
+    public record Authorization(Path aclsFile) {
     }
 
     /** How clients are shown the cluster: the presentation mode and, per node, where it is reached. */

@@ -71,7 +71,17 @@ public final class WarningRateLimiter {
      * @param format an SLF4J format whose arguments are {@code args}
      */
     public void warn(Logger log, String reason, SocketAddress client, String format, Object... args) {
-        long suppressed = admit(reason + " " + hostOf(client));
+        warn(log, reason + " " + hostOf(client), format, args);
+    }
+
+    /**
+     * Logs a WARN line unless one with the same {@code key} was logged within the interval; an
+     * admitted line ends with how many were dropped before it.
+     *
+     * @param format an SLF4J format whose arguments are {@code args}
+     */
+    public void warn(Logger log, String key, String format, Object... args) {
+        long suppressed = admit(key);
         if (suppressed < 0) {
             return;
         }

@@ -4,6 +4,7 @@ import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -18,9 +19,14 @@ final class ErrorResponder {
     }
 
     static ByteBuf respond(ByteBufAllocator alloc, RequestFrame frame, Errors error) {
+        return respond(alloc, frame, error.exception());
+    }
+
+    /** The error response for {@code error}, with its message where the API carries one. */
+    static ByteBuf respond(ByteBufAllocator alloc, RequestFrame frame, ApiException error) {
         AbstractRequest request = AbstractRequest.parseRequest(frame.apiKey(), frame.version(),
                 new ByteBufferAccessor(frame.body())).request;
-        AbstractResponse response = request.getErrorResponse(0, error.exception());
+        AbstractResponse response = request.getErrorResponse(0, error);
         return KafkaMessages.encodeResponse(alloc, frame.apiKey(), frame.version(), frame.correlationId(),
                 response.data());
     }

@@ -16,7 +16,7 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
  * Covers the single-key versions (0-3) and the batched versions (4+).
  */
 final class FindCoordinatorResponder {
-    private static final short FIRST_BATCHED_VERSION = 4;
+    static final short FIRST_BATCHED_VERSION = 4;
 
     private final ClusterPresentation presentation;
 

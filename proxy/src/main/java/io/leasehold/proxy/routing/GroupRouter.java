@@ -142,6 +142,15 @@ final class GroupRouter {
 
     /** The group a single-group request is about. */
     static String groupOf(ApiMessage body, RequestFrame frame) throws MalformedRequestException {
+        String group = groupOf(body);
+        if (group == null) {
+            throw new MalformedRequestException("malformed", frame + " names no consumer group", null);
+        }
+        return group;
+    }
+
+    /** The consumer group a single-group request names, or null if it names none. */
+    static String groupOf(ApiMessage body) {
         String group;
         if (body instanceof JoinGroupRequestData r) {
             group = r.groupId();
@@ -161,9 +170,6 @@ final class GroupRouter {
             group = r.groupId();
         } else {
             group = null;
-        }
-        if (group == null) {
-            throw new MalformedRequestException("malformed", frame + " names no consumer group", null);
         }
         return group;
     }

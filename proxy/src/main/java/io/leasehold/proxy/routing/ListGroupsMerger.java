@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
@@ -36,8 +37,12 @@ final class ListGroupsMerger {
         this.bridges = bridges;
     }
 
-    /** Asks every live broker, in the version the {@link VersionBridge} picks, and answers in the client's. */
-    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client) throws MalformedRequestException {
+    /**
+     * Asks every live broker, in the version the {@link VersionBridge} picks, and answers in the
+     * client's with the merged list as {@code visible} leaves it.
+     */
+    CompletableFuture<ByteBuf> forward(RequestFrame frame, ClientContext client,
+                                       UnaryOperator<ListGroupsResponseData> visible) throws MalformedRequestException {
         OutgoingRequest outgoing;
         try {
             outgoing = OutgoingRequest.prepare(client.alloc(), frame, null, bridges.get());
@@ -61,7 +66,7 @@ final class ListGroupsMerger {
             try {
                 ListGroupsResponseData merged = error != null
                         ? new ListGroupsResponseData().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        : merge(snapshot, brokers, answers.stream().map(CompletableFuture::join).toList());
+                        : visible.apply(merge(snapshot, brokers, answers.stream().map(CompletableFuture::join).toList()));
                 return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.LIST_GROUPS, frame.version(),
                         frame.correlationId(), merged);
             } finally {

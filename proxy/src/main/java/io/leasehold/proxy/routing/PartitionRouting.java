@@ -19,7 +19,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Runs partition-keyed requests: resolves topic ids to names, then hands the request to a
- * {@link PartitionedExchange} under the API's retry policy, in the backend version the
+ * {@link PartitionedExchange} (which answers the entries {@link EntryAccess} refuses itself) under the API's retry policy, in the backend version the
  * {@link VersionBridge} picks for the client's version.
  */
 final class PartitionRouting {
@@ -41,8 +41,16 @@ final class PartitionRouting {
         this.defaultRetryBudget = defaultRetryBudget;
     }
 
+    /** Runs {@code request} with every entry sent on. */
     <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ReferenceCounted> execute(
             PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client) {
+        return execute(api, frame, request, client, EntryAccess.everything());
+    }
+
+    /** Runs {@code request}; the entries {@code access} refuses are answered with its error and not sent. */
+    <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ReferenceCounted> execute(
+            PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
+            EntryAccess access) {
         RetryBudget budget = new RetryBudget(api.retryBudget(request, defaultRetryBudget), retries.maxBackoff());
         PartitionedExchange<Q, R, T, E, P> exchange =
                 new PartitionedExchange<>(api, frame, request, client, router, metrics, budget,
@@ -56,7 +64,7 @@ final class PartitionRouting {
         return names.handleAsync((resolved, error) -> {
             List<PartitionedExchange.Entry<T, E>> entries;
             try {
-                entries = exchange.entries(error == null ? resolved : Map.of());
+                entries = exchange.entries(error == null ? resolved : Map.of(), access);
             } catch (RuntimeException e) {
                 // A request the exchange cannot even list (say, an illegal partition id) ends here.
                 frame.release();

@@ -99,8 +99,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         this.metrics = metrics;
     }
 
-    /** Lists the request's partitions; topics named by an unknown id are answered at once. */
-    List<Entry<T, E>> entries(Map<Uuid, String> topicNames) {
+    /**
+     * Lists the request's partitions; topics named by an unknown id, and entries {@code access}
+     * refuses, are answered at once and never sent.
+     */
+    List<Entry<T, E>> entries(Map<Uuid, String> topicNames, EntryAccess access) {
         List<Entry<T, E>> entries = new ArrayList<>();
         for (T topic : api.topics(request)) {
             Uuid id = api.topicId(topic);
@@ -108,8 +111,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             for (E partition : api.partitions(topic)) {
                 int index = api.partitionIndex(partition);
                 Key key = new Key(api.topicName(topic), id, index);
-                if (name == null) {
-                    results.put(key, api.errorResult(index, Errors.UNKNOWN_TOPIC_ID));
+                Errors refused = name == null ? Errors.UNKNOWN_TOPIC_ID : access.refusal(name);
+                if (refused != null) {
+                    results.put(key, api.errorResult(index, refused));
                 } else {
                     entries.add(new Entry<>(topic, partition, name, key));
                 }

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
+import io.leasehold.proxy.authorization.Authorizer;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -49,6 +51,12 @@ public final class RequestRouter implements RequestHandler {
     private final ConsumerGroupDescribeApi consumerGroupDescribe = new ConsumerGroupDescribeApi();
     private final DeleteGroupsApi deleteGroups = new DeleteGroupsApi();
     private final OffsetFetchGroupsApi offsetFetchGroups = new OffsetFetchGroupsApi();
+    private final Authorizer authorizer;
+    private final PartitionAccess partitionAccess;
+    private final RequestAccess requestAccess;
+    private final MetadataAccess metadataAccess;
+    private final ListingAccess listingAccess;
+    private final AclApis aclApis;
 
     /** Settings the router needs from the configuration. */
     public record Settings(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
@@ -56,7 +64,7 @@ public final class RequestRouter implements RequestHandler {
     }
 
     /**
-     * A router that shows clients a single node.
+     * A router that shows clients a single node and authorizes nothing (no ACL file configured).
      *
      * @param router   routing snapshot access and broker choice
      * @param control  the proxy's own backend session (metadata and ApiVersions queries)
@@ -64,16 +72,24 @@ public final class RequestRouter implements RequestHandler {
      */
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc, ProxyIdentity identity,
                          ProxyMetrics metrics, Settings settings) {
-        this(router, control, alloc, ClusterPresentation.singleNode(identity), metrics, settings);
+        this(router, control, alloc, ClusterPresentation.singleNode(identity), metrics, settings, Authorizer.open());
     }
 
     /**
      * @param router       routing snapshot access and broker choice
      * @param control      the proxy's own backend session (metadata and ApiVersions queries)
      * @param presentation the nodes clients are shown
+     * @param authorizer   what each client's principal may do; {@link Authorizer#open()} for everything
      */
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc,
-                         ClusterPresentation presentation, ProxyMetrics metrics, Settings settings) {
+                         ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
+                         Authorizer authorizer) {
+        this.authorizer = authorizer;
+        this.partitionAccess = new PartitionAccess(authorizer);
+        this.requestAccess = new RequestAccess(authorizer);
+        this.metadataAccess = new MetadataAccess(authorizer);
+        this.listingAccess = new ListingAccess(authorizer);
+        this.aclApis = new AclApis(authorizer);
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
         this.presentation = presentation;
         this.apiVersions = new ApiVersionsService(control, router, policy, alloc, settings.metadataMaxAge()
@@ -125,16 +141,19 @@ public final class RequestRouter implements RequestHandler {
         switch (route) {
             case LOCAL:
                 FindCoordinatorRequestData find = request.decodeBody();
-                return respond(request, client, coordinators.answer(find, request.version()));
+                return respond(request, client, listingAccess.coordinators(find, request.version(),
+                        coordinators.answer(find, request.version()), client.principal()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
+                boolean namesTopics = metadataRequest.topics() != null;
+                metadataAccess.beforeForwarding(metadataRequest, client.principal());
                 return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
                     try {
                         if (error != null) {
                             throw new CompletionException(Failures.unwrap(error));
                         }
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
-                                request.correlationId(), response);
+                                request.correlationId(), metadataAccess.visible(namesTopics, response, client.principal()));
                     } finally {
                         request.release();
                     }
@@ -144,10 +163,12 @@ public final class RequestRouter implements RequestHandler {
             case GROUP:
                 return routeGroup(request, client);
             case ANY_BROKER_REWRITTEN:
+                // DescribeCluster needs no ACL (as in Kafka): kafka-clients' admin client asks it for any operation.
                 return widen(anyBroker.forward(request, client, true,
                         frame -> rewriteDescribeCluster(request, client, frame)));
             case ALL_BROKERS:
-                return widen(listGroups.forward(request, client));
+                return widen(listGroups.forward(request, client,
+                        answer -> listingAccess.groups(answer, client.principal())));
             default:
                 return routeAnyBroker(request, client);
         }
@@ -155,6 +176,12 @@ public final class RequestRouter implements RequestHandler {
 
     private CompletableFuture<ReferenceCounted> routeAnyBroker(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
+        if (authorizer.enabled()) {
+            CompletableFuture<ReferenceCounted> decided = authorized(request, client);
+            if (decided != null) {
+                return decided;
+            }
+        }
         switch (request.apiKey()) {
             case INIT_PRODUCER_ID:
                 if (TransactionRefusal.refuses(request.decodeBody())) {
@@ -175,7 +202,34 @@ public final class RequestRouter implements RequestHandler {
         return widen(anyBroker.forward(request, client, policy.reads(request.apiKey())));
     }
 
-    private static CompletableFuture<ReferenceCounted> refuse(RequestFrame request, ClientContext client, Errors error) {
+    /**
+     * With authorization on: the answer to an ACL API or to a refused admin request, or null when
+     * the request goes on to a broker.
+     */
+    private CompletableFuture<ReferenceCounted> authorized(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        switch (request.apiKey()) {
+            case DESCRIBE_ACLS:
+                try {
+                    return respond(request, client, aclApis.describe(request, client.principal()));
+                } catch (ApiException e) {
+                    return refuse(request, client, e);
+                }
+            case CREATE_ACLS:
+            case DELETE_ACLS:
+                return refuse(request, client, aclApis.changeRefusal());
+            default:
+                ApiMessage body = request.decodeBody();
+                if (request.apiKey() == ApiKeys.INIT_PRODUCER_ID && TransactionRefusal.refuses(body)) {
+                    return null;
+                }
+                ApiException refusal = requestAccess.refusal(request.apiKey(), body, client.principal());
+                return refusal == null ? null : refuse(request, client, refusal);
+        }
+    }
+
+    private static CompletableFuture<ReferenceCounted> refuse(RequestFrame request, ClientContext client,
+                                                              ApiException error) {
         return answerLocally(request, () -> ErrorResponder.respond(client.alloc(), request, error));
     }
 
@@ -194,6 +248,10 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
+    private static CompletableFuture<ReferenceCounted> refuse(RequestFrame request, ClientContext client, Errors error) {
+        return refuse(request, client, error.exception());
+    }
+
     private CompletableFuture<ReferenceCounted> routePartitioned(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         switch (request.apiKey()) {
@@ -202,7 +260,8 @@ public final class RequestRouter implements RequestHandler {
                 if (TransactionRefusal.refuses(produceRequest)) {
                     return refuse(request, client, TransactionRefusal.ERROR);
                 }
-                CompletableFuture<ReferenceCounted> result = partitions.execute(produce, request, produceRequest, client);
+                CompletableFuture<ReferenceCounted> result = partitions.execute(produce, request, produceRequest, client,
+                        partitionAccess.of(ApiKeys.PRODUCE, client.principal()));
                 if (produceRequest.acks() != 0) {
                     return result;
                 }
@@ -220,11 +279,12 @@ public final class RequestRouter implements RequestHandler {
                 });
                 return CompletableFuture.completedFuture(null);
             case FETCH:
-                return partitions.execute(fetch, request, request.decodeBody(), client);
+                return partitions.execute(fetch, request, request.decodeBody(), client, access(request, client));
             case LIST_OFFSETS:
-                return partitions.execute(listOffsets, request, request.decodeBody(), client);
+                return partitions.execute(listOffsets, request, request.decodeBody(), client, access(request, client));
             default:
-                return partitions.execute(offsetForLeaderEpoch, request, request.decodeBody(), client);
+                return partitions.execute(offsetForLeaderEpoch, request, request.decodeBody(), client,
+                        access(request, client));
         }
     }
 
@@ -245,23 +305,44 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
+    /** Which entries of a partition-keyed request the client's principal may touch. */
+    private EntryAccess access(RequestFrame request, ClientContext client) {
+        return partitionAccess.of(request.apiKey(), client.principal());
+    }
+
     private CompletableFuture<ReferenceCounted> routeGroup(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         switch (request.apiKey()) {
             case DESCRIBE_GROUPS:
-                return partitions.execute(describeGroups, request, request.decodeBody(), client);
+                return partitions.execute(describeGroups, request, request.decodeBody(), client,
+                        access(request, client));
             case CONSUMER_GROUP_DESCRIBE:
-                return partitions.execute(consumerGroupDescribe, request, request.decodeBody(), client);
+                return partitions.execute(consumerGroupDescribe, request, request.decodeBody(), client,
+                        access(request, client));
             case DELETE_GROUPS:
-                return partitions.execute(deleteGroups, request, request.decodeBody(), client);
+                return partitions.execute(deleteGroups, request, request.decodeBody(), client,
+                        access(request, client));
             case OFFSET_FETCH:
                 if (request.version() >= OffsetFetchGroupsApi.FIRST_MULTI_GROUP_VERSION) {
-                    return partitions.execute(offsetFetchGroups, request, request.decodeBody(), client);
+                    return partitions.execute(offsetFetchGroups, request, request.decodeBody(), client,
+                            access(request, client));
                 }
-                return widen(groups.route(request, client));
+                return singleGroup(request, client);
             default:
-                return widen(groups.route(request, client));
+                return singleGroup(request, client);
         }
+    }
+
+    /** A request about one group, checked against the ACLs before it goes to the group's coordinator. */
+    private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        if (authorizer.enabled()) {
+            ApiException refusal = requestAccess.refusal(request.apiKey(), request.decodeBody(), client.principal());
+            if (refusal != null) {
+                return refuse(request, client, refusal);
+            }
+        }
+        return widen(groups.route(request, client));
     }
 
     private ByteBuf rewriteDescribeCluster(RequestFrame request, ClientContext client, ByteBuf frame) {
@@ -286,7 +367,7 @@ public final class RequestRouter implements RequestHandler {
                 request.release();
             }
         }
-        return apiVersions.answer().<ReferenceCounted>handle((answer, error) -> {
+        return apiVersions.answer().thenApply(aclApis::advertised).<ReferenceCounted>handle((answer, error) -> {
             try {
                 if (error != null) {
                     throw new IllegalStateException("no backend answered ApiVersions: " + error.getMessage(), error);

@@ -98,7 +98,7 @@ class ConfigLoaderTest {
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
                         + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl)",
-                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation)",
+                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
                 "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got an empty list",
@@ -355,7 +355,7 @@ class ConfigLoaderTest {
     @Test
     void topLevelMustBeAMapping() {
         assertThat(parseFailure("- listener\n").problems()).containsExactly("config.yaml: expected a mapping of sections "
-                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation) at the top level, got a list");
+                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization) at the top level, got a list");
     }
 
     @Test

@@ -43,6 +43,8 @@ class ConfigurationDocTest {
         assertThat(minimal.listener().tls()).as("plaintext unless configured").isFalse();
         assertThat(full.sasl().mechanisms()).containsExactly("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
         assertThat(minimal.saslRequired()).as("no SASL unless configured").isFalse();
+        assertThat(full.authorization().aclsFile()).isEqualTo(Path.of("/etc/leasehold/acls/acls.yaml"));
+        assertThat(minimal.authorizes()).as("no authorization unless configured").isFalse();
         assertThat(minimal.shutdown().drainTimeout()).isEqualTo(Duration.ofSeconds(20));
     }
 

@@ -330,6 +330,33 @@ class HelmChartTest {
     }
 
     @Test
+    void aclsFileIsMountedAsADirectoryFromASecretOrConfigMapWhereTheAuthorizationConfigPoints() throws Exception {
+        for (String source : List.of("secret", "configMap")) {
+            RenderedChart chart = source.equals("secret") ? render("external-secure-values.yaml")
+                    : rendered(tools.template("--set", "authorization.aclsConfigMap=kafka-proxy-acls",
+                            "--set", "authorization.aclsKey=rules.yaml"));
+            ProxyConfig config = chart.proxyConfig();
+            JsonNode mount = mount(chart.proxyContainer(), "acls");
+            JsonNode volume = null;
+            for (JsonNode candidate : chart.podSpec().path("volumes")) {
+                if ("acls".equals(candidate.path("name").asText())) {
+                    volume = candidate;
+                }
+            }
+            assertThat(volume).as("acls volume from a " + source).isNotNull();
+            JsonNode item = volume.path(source).path("items").get(0);
+
+            assertThat(volume.path(source).path(source.equals("secret") ? "secretName" : "name").asText())
+                    .isEqualTo("kafka-proxy-acls");
+            assertThat(item.path("key").asText()).isEqualTo(source.equals("secret") ? "acls.yaml" : "rules.yaml");
+            assertThat(Path.of(mount.path("mountPath").asText()).resolve(item.path("path").asText()))
+                    .isEqualTo(config.authorization().aclsFile());
+            assertThat(mount.has("subPath")).as("a subPath mount would never see updates").isFalse();
+        }
+        assertThat(render("defaults").proxyConfig().authorizes()).as("no authorization unless set").isFalse();
+    }
+
+    @Test
     void loadBalancerCarriesSourceRangesAnnotationsAndAdvertisesItsName() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         JsonNode service = chart.named("Service", "lh-leasehold-proxy").orElseThrow();
@@ -419,6 +446,7 @@ class HelmChartTest {
             "listenerSasl.mechanisms[0]=PLAIN                  | at '/listenerSasl/usersSecret': minLength: got 0, want 1",
             "listenerSasl.mechanisms[0]=GSSAPI,listenerSasl.usersSecret=u | /listenerSasl/mechanisms/0",
             "listenerSasl.usersSecret=users                    | at '/listenerSasl/mechanisms': minItems",
+            "authorization.aclsSecret=a,authorization.aclsConfigMap=b | at '/authorization': 'not' failed",
             "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
             "imageTag=latest                                   | additional properties 'imageTag' not allowed",

@@ -1,0 +1,413 @@
+package io.leasehold.proxy.authorization;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.proxy.testing.PrometheusScrape;
+import io.leasehold.proxy.testing.StringClients;
+import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.testing.JavaCommand;
+import io.leasehold.testing.KafkajsProcess;
+import io.leasehold.testing.LocalCluster;
+import io.leasehold.testing.ManagedProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ACLs at the proxy end to end: a real etcd and reference broker behind two proxy processes
+ * that share one users file (SCRAM-SHA-512) and one ACL file. {@code alice} may write and read
+ * {@code open-*} topics and only describe {@code closed-*} ones; {@code bob} may only describe
+ * {@code open-*}; {@code admin} may do everything; {@code secret-*} topics are the admin's alone.
+ * kafka-clients, kcat and kafkajs each meet the refusals the way they meet a Kafka broker's.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuthorizationEndToEndTest {
+    private static final String DENIALS = "leasehold_authorization_denials_total";
+    private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pw-1", "bob", "bob-pw-2",
+            "admin", "admin-pw-3", "carol", "carol-pw-4");
+    private static final String ACLS = """
+            acls:
+              - {principal: "User:admin", resourceType: CLUSTER, operations: [ALL], permission: ALLOW}
+              - {principal: "User:admin", resourceType: TOPIC, name: "*", operations: [ALL], permission: ALLOW}
+              - {principal: "User:admin", resourceType: GROUP, name: "*", operations: [ALL], permission: ALLOW}
+              - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: open-,
+                 operations: [WRITE, READ], permission: ALLOW}
+              - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: closed-,
+                 operations: [DESCRIBE], permission: ALLOW}
+              - {principal: "User:bob", resourceType: TOPIC, patternType: PREFIXED, name: open-,
+                 operations: [DESCRIBE], permission: ALLOW}
+              - {principal: "User:*", resourceType: GROUP, patternType: PREFIXED, name: readers-,
+                 operations: [READ], permission: ALLOW}
+            """;
+    private static final int RECORDS = 20;
+
+    private Path dir;
+    private Path aclsFile;
+    private LocalCluster cluster;
+    private Proxy first;
+    private Proxy second;
+
+    private record Proxy(ManagedProcess process, int port, PrometheusScrape metrics) {
+        String address() {
+            return "127.0.0.1:" + port;
+        }
+    }
+
+    @BeforeAll
+    void startClusterAndProxies(@TempDir Path tempDir) throws Exception {
+        dir = tempDir;
+        StringBuilder users = new StringBuilder("users:\n");
+        PASSWORDS.forEach((name, password) -> users.append("  - {name: ").append(name).append(", password: \"")
+                .append(password).append("\"}\n"));
+        Path usersFile = Files.writeString(dir.resolve("users.yaml"), users);
+        aclsFile = Files.writeString(dir.resolve("acls.yaml"), ACLS);
+        cluster = LocalCluster.builder("acls").brokers(1).leaseTtl(Duration.ofSeconds(5)).start();
+        first = startProxy("acl-proxy-1", usersFile);
+        second = startProxy("acl-proxy-2", usersFile);
+    }
+
+    @AfterAll
+    void stopAll() throws IOException {
+        if (cluster == null) {
+            return;
+        }
+        try {
+            for (Proxy proxy : List.of(first, second)) {
+                assertThat(proxy.process().terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
+                assertThat(Files.readString(proxy.process().stderrLog())).doesNotContain("LEAK:");
+            }
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private Proxy startProxy(String name, Path users) throws IOException {
+        int port = EtcdServer.freePort();
+        int adminPort = EtcdServer.freePort();
+        Path config = Files.writeString(dir.resolve(name + ".yaml"), """
+                listener:
+                  host: 127.0.0.1
+                  port: %d
+                  advertisedHost: 127.0.0.1
+                  sasl: { mechanisms: [SCRAM-SHA-512], usersFile: %s }
+                authorization: { aclsFile: %s }
+                etcd:     { endpoints: ["%s"], prefix: %s }
+                backends: { bootstrap: ["%s"] }
+                admin:    { host: 127.0.0.1, port: %d }
+                """.formatted(port, users, aclsFile, cluster.etcdEndpoint(), cluster.prefix(),
+                cluster.bootstrapServers(), adminPort));
+        List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
+        jvm.add("-Dio.netty.leakDetection.level=paranoid");
+        ManagedProcess process = ManagedProcess.start(name, new JavaCommand(System.getProperty("java.class.path"), jvm)
+                .command("io.leasehold.proxy.Main", List.of("--config", config.toString())), cluster.logDir(), Map.of());
+        process.awaitReady(Duration.ofSeconds(60));
+        return new Proxy(process, port, new PrometheusScrape("http://127.0.0.1:" + adminPort));
+    }
+
+    /** kafka-clients settings for {@code proxy} as {@code user} (SCRAM-SHA-512 over plaintext). */
+    private static Map<String, Object> as(String user, Proxy proxy) {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
+        settings.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        settings.put(SaslConfigs.SASL_MECHANISM, "SCRAM-SHA-512");
+        settings.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"" + user + "\" password=\"" + PASSWORDS.get(user) + "\";");
+        return settings;
+    }
+
+    private String topic(String prefix) throws Exception {
+        String topic = prefix + UUID.randomUUID();
+        StringClients.createTopic(as("admin", first), topic, 3);
+        return topic;
+    }
+
+    private long endOffsetSum(String topic) throws Exception {
+        try (Admin admin = Admin.create(as("admin", second))) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            IntStream.range(0, 3).forEach(p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
+            return admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream()
+                    .mapToLong(info -> info.offset()).sum();
+        }
+    }
+
+    @Test
+    void javaProducerBatchingAnAllowedAndADeniedTopicGetsTopicAuthorizationExceptionOnTheDeniedRecordsOnly()
+            throws Exception {
+        String open = topic("open-");
+        String closed = topic("closed-");
+        double deniedBefore = first.metrics().value(DENIALS, "operation=\"WRITE\",resource_type=\"TOPIC\"");
+        Map<String, Object> settings = new HashMap<>(as("alice", first));
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        // Both topics' records wait for one another, so each produce request carries both.
+        settings.put(ProducerConfig.LINGER_MS_CONFIG, 500);
+        List<Future<RecordMetadata>> allowed = new ArrayList<>();
+        List<Future<RecordMetadata>> denied = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
+            producer.partitionsFor(open);
+            producer.partitionsFor(closed);
+            for (int i = 0; i < RECORDS; i++) {
+                allowed.add(producer.send(new ProducerRecord<>(open, "k" + i, "open-" + i)));
+                denied.add(producer.send(new ProducerRecord<>(closed, "k" + i, "closed-" + i)));
+            }
+            producer.flush();
+        }
+
+        for (Future<RecordMetadata> ack : allowed) {
+            assertThat(ack.get(30, TimeUnit.SECONDS).offset()).isGreaterThanOrEqualTo(0);
+        }
+        for (Future<RecordMetadata> refusal : denied) {
+            assertThatThrownBy(() -> refusal.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+        assertThat(endOffsetSum(open)).as("allowed records written").isEqualTo(RECORDS);
+        assertThat(endOffsetSum(closed)).as("denied records never reached a broker").isZero();
+        assertThat(first.metrics().value(DENIALS, "operation=\"WRITE\",resource_type=\"TOPIC\""))
+                .isGreaterThan(Math.max(deniedBefore, 0));
+        assertThat(Files.readString(first.process().stderrLog())).contains("Denied User:alice WRITE on TOPIC");
+    }
+
+    @Test
+    void javaConsumerWithoutReadOnTheTopicGetsTopicAuthorizationExceptionFromPoll() throws Exception {
+        String open = topic("open-");
+        StringClients.produce(as("alice", first), open, "v", RECORDS);
+        Map<String, Object> settings = new HashMap<>(as("bob", second));
+        settings.put(ConsumerConfig.GROUP_ID_CONFIG, "readers-" + UUID.randomUUID());
+        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(settings)) {
+            consumer.subscribe(List.of(open));
+            assertThatThrownBy(() -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < deadline) {
+                    consumer.poll(Duration.ofMillis(200));
+                }
+            }).isInstanceOf(TopicAuthorizationException.class)
+                    .satisfies(e -> assertThat(((TopicAuthorizationException) e).unauthorizedTopics())
+                            .containsExactly(open));
+        }
+        List<String> read = StringClients.consume(as("alice", second), open, "readers-" + UUID.randomUUID(), RECORDS);
+        assertThat(read).as("alice, who may read, reads it all").hasSize(RECORDS);
+    }
+
+    @Test
+    void javaConsumerInAGroupItMayNotReadGetsGroupAuthorizationException() throws Exception {
+        String open = topic("open-");
+        String group = "private-" + UUID.randomUUID();
+        Map<String, Object> settings = new HashMap<>(as("alice", second));
+        settings.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        double before = second.metrics().value(DENIALS, "operation=\"DESCRIBE\",resource_type=\"GROUP\"");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(settings)) {
+            consumer.subscribe(List.of(open));
+            assertThatThrownBy(() -> consumer.poll(Duration.ofSeconds(30)))
+                    .isInstanceOf(GroupAuthorizationException.class)
+                    .satisfies(e -> assertThat(((GroupAuthorizationException) e).groupId()).isEqualTo(group));
+        }
+        assertThat(second.metrics().value(DENIALS, "operation=\"DESCRIBE\",resource_type=\"GROUP\""))
+                .isGreaterThan(Math.max(before, 0));
+    }
+
+    @Test
+    void deleteTopicsIsRefusedUnlessAllowedAndAclChangesAreRefusedWithTheFileNamed() throws Exception {
+        String open = topic("open-");
+        try (Admin alice = Admin.create(as("alice", first)); Admin admin = Admin.create(as("admin", second))) {
+            assertThatThrownBy(() -> alice.deleteTopics(List.of(open)).all().get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).as("still there").contains(open);
+
+            AclBinding grant = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "x", PatternType.LITERAL),
+                    new AccessControlEntry("User:bob", "*", AclOperation.ALL, AclPermissionType.ALLOW));
+            assertThatThrownBy(() -> admin.createAcls(List.of(grant)).all().get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class)
+                    .hasMessageContaining("authorization.aclsFile");
+            AclBindingFilter closedTopics = new AclBindingFilter(new ResourcePatternFilter(ResourceType.TOPIC,
+                    "closed-", PatternType.PREFIXED), AccessControlEntryFilter.ANY);
+            assertThat(admin.describeAcls(closedTopics).values().get(30, TimeUnit.SECONDS))
+                    .as("DescribeAcls answers from the file").containsExactly(new AclBinding(
+                            new ResourcePattern(ResourceType.TOPIC, "closed-", PatternType.PREFIXED),
+                            new AccessControlEntry("User:alice", "*", AclOperation.DESCRIBE,
+                                    AclPermissionType.ALLOW)));
+            assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS))
+                    .hasSizeGreaterThanOrEqualTo(8);
+            assertThatThrownBy(() -> alice.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
+
+            admin.deleteTopics(List.of(open)).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !admin.listTopics().names().get(30, TimeUnit.SECONDS)
+                    .contains(open));
+        }
+    }
+
+    @Test
+    void metadataListsOnlyTheTopicsThePrincipalMayDescribe() throws Exception {
+        String open = topic("open-");
+        String closed = topic("closed-");
+        String secret = topic("secret-");
+        try (Admin alice = Admin.create(as("alice", second)); Admin bob = Admin.create(as("bob", first));
+             Admin admin = Admin.create(as("admin", first))) {
+            Set<String> aliceSees = alice.listTopics().names().get(30, TimeUnit.SECONDS);
+            Set<String> bobSees = bob.listTopics().names().get(30, TimeUnit.SECONDS);
+
+            assertThat(aliceSees).contains(open, closed).doesNotContain(secret);
+            assertThat(bobSees).contains(open).doesNotContain(closed, secret);
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains(open, closed, secret);
+            assertThatThrownBy(() -> alice.describeTopics(List.of(secret)).allTopicNames().get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+    }
+
+    /** Runs kcat as {@code user} against {@code proxy}. */
+    private StringClients.KcatRun kcat(String user, Proxy proxy, String input, String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of("kcat", "-b", proxy.address(),
+                "-X", "security.protocol=sasl_plaintext", "-X", "sasl.mechanisms=SCRAM-SHA-512",
+                "-X", "sasl.username=" + user, "-X", "sasl.password=" + PASSWORDS.get(user)));
+        command.addAll(List.of(arguments));
+        return StringClients.kcat(command, input, dir);
+    }
+
+    @Test
+    void kcatIsRefusedWritesAndReadsTheAclsDoNotAllowAndSeesOnlyDescribableTopics() throws Exception {
+        String open = topic("open-");
+        String closed = topic("closed-");
+        String secret = topic("secret-");
+        String lines = IntStream.range(0, RECORDS).mapToObj(i -> "kcat-" + i + "\n").reduce("", String::concat);
+
+        StringClients.KcatRun allowed = kcat("alice", first, lines, "-P", "-t", open, "-X", "acks=all");
+        StringClients.KcatRun denied = kcat("alice", first, lines, "-P", "-t", closed, "-X", "acks=all");
+        StringClients.KcatRun unread = kcat("bob", second, "", "-C", "-t", open, "-o", "beginning", "-e", "-q");
+        StringClients.KcatRun listing = kcat("alice", second, "", "-L");
+
+        assertThat(allowed.exitCode()).as(allowed.stderr()).isZero();
+        assertThat(endOffsetSum(open)).isEqualTo(RECORDS);
+        assertThat(denied.exitCode()).as(denied.stderr()).isNotZero();
+        assertThat(denied.stderr()).contains("Topic authorization failed");
+        assertThat(endOffsetSum(closed)).isZero();
+        assertThat(unread.stderr()).as("kcat consumer without READ").contains("Topic authorization failed");
+        assertThat(unread.lines()).isEmpty();
+        assertThat(String.join("\n", listing.lines())).contains(open, closed).doesNotContain(secret);
+    }
+
+    /** Runs the kafkajs client as {@code user} and returns its JSON events once it has exited or seen {@code until}. */
+    private List<JsonNode> kafkajs(String name, String user, Proxy proxy, List<String> arguments, String input,
+                                   String until) throws Exception {
+        List<String> all = new ArrayList<>(arguments);
+        all.addAll(List.of("--brokers", proxy.address(), "--sasl-mechanism", "scram-sha-512",
+                "--sasl-username", user, "--retries", "2"));
+        List<JsonNode> events = new CopyOnWriteArrayList<>();
+        try (KafkajsProcess client = KafkajsProcess.start(name, all, Map.of("LEASEHOLD_KAFKAJS_SASL_PASSWORD",
+                PASSWORDS.get(user)), cluster.logDir(), events::add)) {
+            for (String line : input.lines().toList()) {
+                client.writeLine(line);
+            }
+            if (until == null) {
+                client.closeInput();
+                client.waitFor(Duration.ofSeconds(60));
+            } else {
+                await().atMost(Duration.ofSeconds(60)).until(() -> events.stream()
+                        .anyMatch(e -> e.path("event").asText().equals(until)));
+            }
+        }
+        return events;
+    }
+
+    private static long count(List<JsonNode> events, String event) {
+        return events.stream().filter(e -> e.path("event").asText().equals(event)).count();
+    }
+
+    @Test
+    void kafkajsProducerIsRefusedTheDeniedTopicAndConsumerWithoutReadGetsTheAuthorizationError() throws Exception {
+        String open = topic("open-");
+        String closed = topic("closed-");
+        String lines = String.join("\n", IntStream.range(0, RECORDS).mapToObj(i -> "kafkajs-" + i).toList());
+
+        List<JsonNode> allowed = kafkajs("kafkajs-acl-allowed", "alice", first, List.of("produce", "--topic", open),
+                lines, null);
+        List<JsonNode> denied = kafkajs("kafkajs-acl-denied", "alice", second, List.of("produce", "--topic", closed),
+                lines, null);
+        List<JsonNode> unread = kafkajs("kafkajs-acl-unread", "bob", second, List.of("consume", "--topic", open,
+                "--group", "readers-" + UUID.randomUUID()), "", "error");
+
+        assertThat(count(allowed, "acked")).as("kafkajs acks: %s", allowed).isEqualTo(RECORDS);
+        assertThat(count(denied, "acked")).isZero();
+        assertThat(denied).filteredOn(e -> e.path("event").asText().equals("failed")).hasSize(RECORDS)
+                .allSatisfy(e -> assertThat(e.path("error").asText()).contains("TOPIC_AUTHORIZATION_FAILED"));
+        assertThat(endOffsetSum(closed)).isZero();
+        assertThat(count(unread, "record")).isZero();
+        assertThat(unread).filteredOn(e -> e.path("event").asText().equals("error")).first()
+                .satisfies(e -> assertThat(e.path("error").asText())
+                        .contains("KafkaJSNonRetriableError: Not authorized to access topics"));
+    }
+
+    @Test
+    void aChangedAclFileTakesEffectOnBothProxiesWithoutRestart() throws Exception {
+        String topic = topic("reload-");
+        Map<String, Object> carol = as("carol", first);
+        carol.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5000);
+        assertThatThrownBy(() -> StringClients.produce(carol, topic, "before-", 1))
+                .hasRootCauseInstanceOf(AuthorizationException.class);
+
+        Files.writeString(aclsFile, ACLS + """
+                  - {principal: "User:carol", resourceType: TOPIC, patternType: PREFIXED, name: reload-,
+                     operations: [WRITE, READ], permission: ALLOW}
+                """);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .until(() -> StringClients.produce(carol, topic, "after-", 1).size() == 1);
+        List<String> read = StringClients.consume(as("carol", second), topic, "readers-" + UUID.randomUUID(), 1);
+
+        assertThat(read).containsExactly("after-0");
+        for (Proxy proxy : List.of(first, second)) {
+            assertThat(proxy.metrics().value("leasehold_authorization_reloads_total", "outcome=\"success\""))
+                    .isGreaterThanOrEqualTo(1);
+        }
+    }
+}

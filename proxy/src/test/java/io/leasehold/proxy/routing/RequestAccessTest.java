@@ -1,0 +1,142 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.proxy.authorization.AclAuthorizer;
+import io.leasehold.proxy.authorization.AclRules;
+import io.leasehold.proxy.authorization.AclsFileParser;
+import io.leasehold.proxy.authorization.AuthorizationMetrics;
+import io.leasehold.proxy.authorization.Authorizer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.junit.jupiter.api.Test;
+
+/** What each whole request, metadata answer and group listing needs from the ACLs, as Kafka checks them. */
+class RequestAccessTest {
+    private static final KafkaPrincipal ALICE = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice");
+    private static final KafkaPrincipal OPS = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "ops");
+
+    private final Authorizer authorizer = new AclAuthorizer(() -> rules("""
+            acls:
+              - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: orders,
+                 operations: [WRITE, READ, CREATE, DESCRIBE_CONFIGS], permission: ALLOW}
+              - {principal: "User:alice", resourceType: GROUP, patternType: PREFIXED, name: billing-,
+                 operations: [READ], permission: ALLOW}
+              - {principal: "User:ops", resourceType: CLUSTER, operations: [CREATE, DESCRIBE_CONFIGS, DESCRIBE],
+                 permission: ALLOW}
+              - {principal: "User:ops", resourceType: TOPIC, name: "*", operations: [DELETE], permission: ALLOW}
+            """), new AuthorizationMetrics(new SimpleMeterRegistry()));
+    private final RequestAccess access = new RequestAccess(authorizer);
+
+    private static AclRules rules(String yaml) {
+        try {
+            return AclRules.of(new AclsFileParser().parse(yaml, "test.yaml"));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void groupRequestsNeedReadOnTheGroupAndCommitsReadOnEveryTopic() {
+        assertThat(access.refusal(ApiKeys.JOIN_GROUP, new JoinGroupRequestData().setGroupId("billing-1"), ALICE))
+                .isNull();
+        assertThat(access.refusal(ApiKeys.JOIN_GROUP, new JoinGroupRequestData().setGroupId("other"), ALICE))
+                .isInstanceOf(GroupAuthorizationException.class);
+        OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("billing-1");
+        commit.topics().add(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("orders-eu"));
+        assertThat(access.refusal(ApiKeys.OFFSET_COMMIT, commit, ALICE)).isNull();
+        commit.topics().add(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("payments"));
+        assertThat(access.refusal(ApiKeys.OFFSET_COMMIT, commit, ALICE))
+                .isInstanceOf(TopicAuthorizationException.class)
+                .satisfies(e -> assertThat(((TopicAuthorizationException) e).unauthorizedTopics())
+                        .containsExactly("payments"));
+    }
+
+    @Test
+    void adminRequestsAreRefusedWholeWhenOneResourceIsRefused() {
+        CreateTopicsRequestData create = new CreateTopicsRequestData();
+        create.topics().add(new CreateTopicsRequestData.CreatableTopic().setName("orders-new"));
+        assertThat(access.refusal(ApiKeys.CREATE_TOPICS, create, ALICE)).as("CREATE on the topic").isNull();
+        create.topics().add(new CreateTopicsRequestData.CreatableTopic().setName("payments"));
+        assertThat(access.refusal(ApiKeys.CREATE_TOPICS, create, ALICE))
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThat(access.refusal(ApiKeys.CREATE_TOPICS, create, OPS)).as("CREATE on the cluster").isNull();
+
+        DeleteTopicsRequestData delete = new DeleteTopicsRequestData().setTopicNames(List.of("orders-eu"));
+        assertThat(access.refusal(ApiKeys.DELETE_TOPICS, delete, ALICE))
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThat(access.refusal(ApiKeys.DELETE_TOPICS, delete, OPS)).isNull();
+
+        DescribeConfigsRequestData brokerConfigs = new DescribeConfigsRequestData();
+        brokerConfigs.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
+                .setResourceType(ConfigResource.Type.BROKER.id()).setResourceName("1"));
+        DescribeConfigsRequestData topicConfigs = new DescribeConfigsRequestData();
+        topicConfigs.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
+                .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName("orders"));
+        assertThat(access.refusal(ApiKeys.DESCRIBE_CONFIGS, brokerConfigs, ALICE))
+                .isInstanceOf(ClusterAuthorizationException.class);
+        assertThat(access.refusal(ApiKeys.DESCRIBE_CONFIGS, topicConfigs, ALICE)).isNull();
+        assertThat(access.refusal(ApiKeys.DESCRIBE_CONFIGS, brokerConfigs, OPS)).isNull();
+    }
+
+    @Test
+    void idempotentProducersNeedIdempotentWriteOrWriteOnSomeTopic() {
+        InitProducerIdRequestData init = new InitProducerIdRequestData().setTransactionalId(null);
+
+        assertThat(access.refusal(ApiKeys.INIT_PRODUCER_ID, init, ALICE)).as("WRITE on orders*").isNull();
+        assertThat(access.refusal(ApiKeys.INIT_PRODUCER_ID, init, OPS))
+                .isInstanceOf(ClusterAuthorizationException.class);
+    }
+
+    @Test
+    void metadataShowsDescribableTopicsRefusesNamedOnesAndCreatesOnlyWithCreate() {
+        MetadataAccess metadata = new MetadataAccess(authorizer);
+        MetadataResponseData shared = new MetadataResponseData();
+        for (String name : List.of("orders-eu", "payments")) {
+            shared.topics().add(new MetadataResponseData.MetadataResponseTopic().setName(name));
+        }
+
+        assertThat(metadata.visible(false, shared, ALICE).topics()).extracting(t -> t.name())
+                .containsExactly("orders-eu");
+        assertThat(metadata.visible(true, shared, ALICE).topics().find("payments").errorCode())
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        assertThat(shared.topics()).as("the shared answer is left as it is").hasSize(2);
+
+        MetadataRequestData create = new MetadataRequestData().setAllowAutoTopicCreation(true)
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("orders-new")));
+        metadata.beforeForwarding(create, ALICE);
+        assertThat(create.allowAutoTopicCreation()).isTrue();
+        MetadataRequestData notAllowed = new MetadataRequestData().setAllowAutoTopicCreation(true)
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("payments")));
+        metadata.beforeForwarding(notAllowed, ALICE);
+        assertThat(notAllowed.allowAutoTopicCreation()).isFalse();
+    }
+
+    @Test
+    void listGroupsShowsOnlyDescribableGroupsUnlessTheClusterMayBeDescribed() {
+        ListingAccess listing = new ListingAccess(authorizer);
+        ListGroupsResponseData answer = new ListGroupsResponseData().setGroups(new ArrayList<>(List.of(
+                new ListGroupsResponseData.ListedGroup().setGroupId("billing-1"),
+                new ListGroupsResponseData.ListedGroup().setGroupId("other"))));
+
+        assertThat(listing.groups(answer.duplicate(), OPS).groups()).hasSize(2);
+        assertThat(listing.groups(answer, ALICE).groups()).extracting(g -> g.groupId()).containsExactly("billing-1");
+    }
+}
