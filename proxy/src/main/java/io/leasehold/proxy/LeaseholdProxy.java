@@ -28,11 +28,19 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.handler.ssl.SslContext;
+import io.leasehold.proxy.backend.BackendTlsHandlers;
+import io.leasehold.proxy.tls.CertificateExpiryMetrics;
+import io.leasehold.proxy.tls.CertificateReloader;
+import io.leasehold.proxy.tls.ProxyTls;
+import io.leasehold.proxy.tls.ReloadingTls;
+import java.util.Objects;
+import java.util.function.Supplier;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import io.netty.handler.ssl.SslContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +55,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     /** An event loop that has not run its heartbeat this long is stuck: /healthz fails. */
     private static final Duration EVENT_LOOP_STUCK_AFTER = Duration.ofSeconds(10);
+    /** How often the listener's and the brokers' certificate files are looked at for a rotation. */
+    private static final Duration CERTIFICATE_CHECK_INTERVAL = Duration.ofSeconds(5);
 
     private final ProxyConfig config;
     private final Client etcd;
@@ -58,16 +68,18 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final FrontendServer frontend;
     private final AdminServer admin;
     private final EventLoopHeartbeat heartbeat;
+    private final CertificateReloader certificates;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
     /**
      * Wires everything; nothing listens until {@link #start(Duration)}.
      *
-     * @param clientTls the Kafka listener's server TLS context, {@code null} for plaintext
-     * @param users     the loaded users file when the listener requires SASL, else {@code null}
+     * @param tls   the listener's and the brokers' TLS contexts (reloaded when their files change)
+     *              and the etcd certificates' expiries
+     * @param users the loaded users file when the listener requires SASL, else {@code null}
      */
-    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls, UsersFile users) {
+    public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users) {
         this.config = config;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
@@ -78,7 +90,14 @@ public final class LeaseholdProxy implements AutoCloseable {
         LOG.info("Kafka listener and broker connections use the {} transport", transport);
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory());
+        List<ReloadingTls> reloading = Stream.of(tls.listener(), tls.backends()).filter(Objects::nonNull).toList();
+        CertificateExpiryMetrics expiryMetrics = new CertificateExpiryMetrics(registry);
+        reloading.forEach(r -> expiryMetrics.track(r::expiries));
+        expiryMetrics.track(tls::etcdExpiries);
+        this.certificates = new CertificateReloader(reloading, CERTIFICATE_CHECK_INTERVAL);
         ProxyConfig.Backends backends = config.backends();
+        BackendTlsHandlers backendTls = tls.backends() == null ? null
+                : new BackendTlsHandlers(tls.backends()::context, backends.tls().verifyHostname());
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
                 backends.maxResponseBytes(), new BackendListener() {
@@ -91,7 +110,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                     public void connectionClosed() {
                         metrics.backendConnectionClosed();
                     }
-                });
+                }, backendTls);
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
@@ -113,13 +132,18 @@ public final class LeaseholdProxy implements AutoCloseable {
                 handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
-                limits.frameCompletionTimeout()), clientTls);
+                limits.frameCompletionTimeout()), listenerTls(tls));
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,
                 new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
+    }
+
+    /** The listener's current context for each new client connection, {@code null} for a plaintext listener. */
+    private static Supplier<SslContext> listenerTls(ProxyTls tls) {
+        return tls.listener() == null ? null : tls.listener()::context;
     }
 
     /**
@@ -165,6 +189,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     @Override
     public void close() {
         frontend.close();
+        certificates.close();
         admin.close();
         heartbeat.close();
         reachability.close();
