@@ -28,7 +28,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.leasehold.proxy.backend.BackendTlsHandlers;
 import io.leasehold.proxy.tls.CertificateExpiryMetrics;
 import io.leasehold.proxy.tls.CertificateReloader;
 import io.leasehold.proxy.tls.ProxyTls;
@@ -96,8 +95,6 @@ public final class LeaseholdProxy implements AutoCloseable {
         expiryMetrics.track(tls::etcdExpiries);
         this.certificates = new CertificateReloader(reloading, CERTIFICATE_CHECK_INTERVAL);
         ProxyConfig.Backends backends = config.backends();
-        BackendTlsHandlers backendTls = tls.backends() == null ? null
-                : new BackendTlsHandlers(tls.backends()::context, backends.tls().verifyHostname());
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
                 backends.maxResponseBytes(), new BackendListener() {
@@ -110,7 +107,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                     public void connectionClosed() {
                         metrics.backendConnectionClosed();
                     }
-                }, backendTls);
+                }, tls.backends() == null ? null : tls.backends()::context);
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();

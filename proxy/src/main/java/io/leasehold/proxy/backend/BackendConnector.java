@@ -13,10 +13,12 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +43,8 @@ public final class BackendConnector {
     private final Duration controlRequestTimeout;
     private final int maxResponseBytes;
     private final BackendListener metrics;
-    private final BackendTlsHandlers tls;
+    /** The client TLS context for the next broker connection; {@code null} for plaintext. */
+    private final Supplier<SslContext> tls;
     /** One line per broker per 10 s: every client connection retries a broker whose certificate is refused. */
     private final WarningRateLimiter handshakeWarnings = new WarningRateLimiter(10_000, System::nanoTime);
 
@@ -61,9 +64,11 @@ public final class BackendConnector {
      * Like the plaintext connector, with TLS on every broker connection when {@code tls} is not
      * {@code null}: a connection counts as open only once its handshake has succeeded, so a
      * broker whose certificate is refused is unreachable, as one that refuses the connection.
+     * The context is asked once per connection (it changes when its files are reloaded; open
+     * connections keep theirs); the broker's host goes to it as SNI and for the host name check.
      */
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, BackendTlsHandlers tls) {
+                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls) {
         this.tls = tls;
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
@@ -99,7 +104,7 @@ public final class BackendConnector {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (tls != null) {
-                            SslHandler ssl = tls.newHandler(ch.alloc(), host, port);
+                            SslHandler ssl = tls.get().newHandler(ch.alloc(), host, port);
                             // The handshake is part of connecting: it gets the connect timeout.
                             ssl.setHandshakeTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl);

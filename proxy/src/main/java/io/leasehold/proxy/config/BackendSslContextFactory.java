@@ -11,7 +11,8 @@ import javax.net.ssl.SSLException;
  * Builds the client {@link SslContext} for broker connections from the {@code backends.tls.*}
  * files, read through {@link MountedFiles} like the listener's and etcd's: the CA that signs the
  * brokers' certificates (the JVM's default trust store when not set) and an optional client
- * certificate for brokers that verify their clients.
+ * certificate for brokers that verify their clients, and whether a broker's certificate must name
+ * the host the proxy dialled.
  */
 public final class BackendSslContextFactory {
     private final String sourceName;
@@ -34,8 +35,10 @@ public final class BackendSslContextFactory {
                 "backends.tls.keyFile", tls.keyFile());
         files.throwIfProblems();
 
+        // The host name check belongs to the context: Netty's client contexts make it by default.
         SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
-                .protocols(tls.protocols());
+                .protocols(tls.protocols())
+                .endpointIdentificationAlgorithm(tls.verifyHostname() ? "HTTPS" : null);
         if (trusted != null) {
             builder.trustManager(trusted);
         }

@@ -2,6 +2,7 @@ package io.leasehold.proxy.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
@@ -117,24 +118,34 @@ class BackendTlsTest {
                         .get(10, TimeUnit.SECONDS);
             }
 
-            Map<String, Object> settings = new HashMap<>(plaintext(proxy));
-            settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-            settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-            settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-            settings.put(ProducerConfig.RETRIES_CONFIG, 0);
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
-                    assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, 0, "k", "v"))
-                            .get(20, TimeUnit.SECONDS))
-                            .as("the owner cannot be reached: a retriable error, not a hang")
-                            .isInstanceOf(ExecutionException.class)
-                            .hasCauseInstanceOf(NotLeaderOrFollowerException.class);
-                }
-            });
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThatThrownBy(() -> sendOne(proxy, topic))
+                    .as("the owner cannot be reached: a retriable error, not a hang")
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(NotLeaderOrFollowerException.class));
             int port = cluster.broker(2).port();
             assertThat(Files.readString(proxy.process().stderrLog())).as("the proxy says which broker and why")
                     .contains("TLS handshake with broker 127.0.0.1:" + port + " failed, so it counts as unreachable")
                     .contains("No subject alternative");
+
+            Map<String, String> unchecked = new HashMap<>(backendTls(certs));
+            unchecked.put("LEASEHOLD_BACKENDS_TLS_VERIFY_HOSTNAME", "false");
+            ProxyProcess lenient = cluster.startProxy(unchecked);
+            // Routed to broker 2, which now answers itself (it holds no real lease, so it refuses the write).
+            catchThrowable(() -> sendOne(lenient, topic));
+            assertThat(Files.readString(lenient.process().stderrLog()))
+                    .as("with verifyHostname: false the handshake with broker 2 succeeds")
+                    .doesNotContain("TLS handshake with broker");
+        }
+    }
+
+    /** Sends one record to partition 0 through {@code proxy} without retries, waiting at most 20 s. */
+    private static void sendOne(ProxyProcess proxy, String topic) throws Exception {
+        Map<String, Object> settings = new HashMap<>(plaintext(proxy));
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        settings.put(ProducerConfig.RETRIES_CONFIG, 0);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
+            producer.send(new ProducerRecord<>(topic, 0, "k", "v")).get(20, TimeUnit.SECONDS);
         }
     }
 
