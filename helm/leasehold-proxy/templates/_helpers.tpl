@@ -82,6 +82,7 @@ app.kubernetes.io/part-of: leasehold
 {{- define "leasehold-proxy.listenerTlsDir" -}}/etc/leasehold/listener-tls{{- end }}
 {{- define "leasehold-proxy.listenerSaslDir" -}}/etc/leasehold/listener-sasl{{- end }}
 {{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
+{{- define "leasehold-proxy.backendTlsDir" -}}/etc/leasehold/backend-tls{{- end }}
 
 {{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
 {{- define "leasehold-proxy.config" -}}
@@ -122,10 +123,24 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $listener "sasl" $sasl }}
 {{- end }}
 {{- end }}
+{{- $backends := deepCopy $c.backends }}
+{{- with .Values.backendTls }}
+{{- if .enabled }}
+{{- $tls := dict "enabled" true "verifyHostname" .verifyHostname "protocols" .protocols }}
+{{- if .existingSecret }}
+{{- $_ := set $tls "caFile" (printf "%s/ca.crt" (include "leasehold-proxy.backendTlsDir" $)) }}
+{{- if .clientCertificate }}
+{{- $_ := set $tls "certFile" (printf "%s/tls.crt" (include "leasehold-proxy.backendTlsDir" $)) }}
+{{- $_ := set $tls "keyFile" (printf "%s/tls.key" (include "leasehold-proxy.backendTlsDir" $)) }}
+{{- end }}
+{{- end }}
+{{- $_ := set $backends "tls" $tls }}
+{{- end }}
+{{- end }}
 {{- $config := dict
   "listener" $listener
   "etcd" $etcd
-  "backends" $c.backends
+  "backends" $backends
   "admin" (dict "host" $c.admin.host "port" (.Values.ports.admin | int) "routes" $c.admin.routes)
   "limits" $c.limits
   "routing" $c.routing

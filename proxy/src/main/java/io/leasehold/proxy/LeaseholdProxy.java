@@ -35,12 +35,19 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.handler.ssl.SslContext;
+import io.leasehold.proxy.tls.CertificateExpiryMetrics;
+import io.leasehold.proxy.tls.CertificateReloader;
+import io.leasehold.proxy.tls.ProxyTls;
+import io.leasehold.proxy.tls.ReloadingTls;
+import java.util.Objects;
+import java.util.function.Supplier;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import io.netty.handler.ssl.SslContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +67,8 @@ public final class LeaseholdProxy implements AutoCloseable {
 
     /** How often the users file is checked for changes. */
     private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
+    /** How often the listener's and the brokers' certificate files are looked at for a rotation. */
+    private static final Duration CERTIFICATE_CHECK_INTERVAL = Duration.ofSeconds(5);
 
     private final ProxyConfig config;
     private final Client etcd;
@@ -75,17 +84,19 @@ public final class LeaseholdProxy implements AutoCloseable {
     /** Reloads the users file when it changes; {@code null} without SASL. */
     private final UsersFileWatcher usersWatcher;
     private final AclsFile acls;
+    private final CertificateReloader certificates;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
     /**
      * Wires everything; nothing listens until {@link #start(Duration)}.
      *
-     * @param clientTls the Kafka listener's server TLS context, {@code null} for plaintext
-     * @param users     the loaded users file when the listener requires SASL, else {@code null}
-     * @param acls      the loaded ACL file when the proxy authorizes, else {@code null}; watched and closed here
+     * @param tls   the listener's and the brokers' TLS contexts (reloaded when their files change)
+     *              and the etcd certificates' expiries
+     * @param users the loaded users file when the listener requires SASL, else {@code null}
+     * @param acls  the loaded ACL file when the proxy authorizes, else {@code null}; watched and closed here
      */
-    public LeaseholdProxy(ProxyConfig config, Client etcd, SslContext clientTls, UsersFile users, AclsFile acls) {
+    public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users, AclsFile acls) {
         this.config = config;
         this.acls = acls;
         this.etcd = etcd;
@@ -98,6 +109,11 @@ public final class LeaseholdProxy implements AutoCloseable {
         LOG.info("Kafka listener and broker connections use the {} transport", transport);
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory());
+        List<ReloadingTls> reloading = Stream.of(tls.listener(), tls.backends()).filter(Objects::nonNull).toList();
+        CertificateExpiryMetrics expiryMetrics = new CertificateExpiryMetrics(registry);
+        reloading.forEach(r -> expiryMetrics.track(r::expiries));
+        expiryMetrics.track(tls::etcdExpiries);
+        this.certificates = new CertificateReloader(reloading, CERTIFICATE_CHECK_INTERVAL);
         ProxyConfig.Backends backends = config.backends();
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
@@ -111,7 +127,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                     public void connectionClosed() {
                         metrics.backendConnectionClosed();
                     }
-                });
+                }, tls.backends() == null ? null : tls.backends()::context);
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
@@ -139,7 +155,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 bossGroup, workerGroup, handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
-                limits.frameCompletionTimeout()), clientTls);
+                limits.frameCompletionTimeout()), listenerTls(tls));
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,
@@ -173,6 +189,11 @@ public final class LeaseholdProxy implements AutoCloseable {
             ports.add(new FrontendServer.NodePort("node-" + (shown.firstNodeId() + i), shown.nodePortBase() + i));
         }
         return ports;
+    }
+
+    /** The listener's current context for each new client connection, {@code null} for a plaintext listener. */
+    private static Supplier<SslContext> listenerTls(ProxyTls tls) {
+        return tls.listener() == null ? null : tls.listener()::context;
     }
 
     /**
@@ -226,6 +247,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     @Override
     public void close() {
         frontend.close();
+        certificates.close();
         admin.close();
         heartbeat.close();
         if (acls != null) {

@@ -5,19 +5,24 @@ import io.leasehold.proxy.authorization.AclsFile;
 import io.leasehold.proxy.authorization.AclsFileException;
 import io.leasehold.proxy.config.ConfigException;
 import io.leasehold.proxy.config.ConfigLoader;
+import io.leasehold.proxy.config.BackendSslContextFactory;
 import io.leasehold.proxy.config.EtcdClientFactory;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.config.ServerSslContextFactory;
 import io.leasehold.proxy.security.UsersCommand;
 import io.leasehold.proxy.security.UsersFile;
 import io.leasehold.proxy.security.UsersFileException;
-import io.netty.handler.ssl.SslContext;
+import io.leasehold.proxy.tls.ProxyTls;
+import io.leasehold.proxy.tls.ReloadingTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,18 +72,29 @@ public final class Main {
         System.exit(run(config, file));
     }
 
+    /** Loads a reloading TLS context, or adds why not to {@code problems} and returns {@code null}. */
+    private static ReloadingTls loadTls(String name, List<Path> files, ReloadingTls.Loader loader,
+                                        List<String> problems) {
+        try {
+            return ReloadingTls.load(name, files, loader);
+        } catch (ConfigException e) {
+            problems.addAll(e.problems());
+            return null;
+        }
+    }
+
     private static int run(ProxyConfig config, Path file) throws InterruptedException {
         // The files behind the config (mounted Secrets) are read here, not by --validate-config,
         // which must work where they are not mounted (CI, helm template checks).
         List<String> problems = new ArrayList<>();
-        SslContext clientTls = null;
-        if (config.listener().tls()) {
-            try {
-                clientTls = new ServerSslContextFactory(file.toString()).create(config.listener());
-            } catch (ConfigException e) {
-                problems.addAll(e.problems());
-            }
-        }
+        ProxyConfig.Listener listener = config.listener();
+        ReloadingTls listenerTls = !listener.tls() ? null : loadTls("Kafka listener",
+                Arrays.asList(listener.tlsCertFile(), listener.tlsKeyFile(), listener.tlsCaFile()),
+                () -> new ServerSslContextFactory(file.toString()).load(listener), problems);
+        ProxyConfig.BackendTls backends = config.backends().tls();
+        ReloadingTls backendTls = backends == null ? null : loadTls("Broker connections",
+                Arrays.asList(backends.caFile(), backends.certFile(), backends.keyFile()),
+                () -> new BackendSslContextFactory(file.toString()).load(backends), problems);
         UsersFile users = null;
         if (config.saslRequired()) {
             try {
@@ -96,8 +112,11 @@ public final class Main {
             }
         }
         Client etcd = null;
+        Map<String, Instant> etcdExpiries = Map.of();
         try {
-            etcd = new EtcdClientFactory(file.toString()).create(config.etcd());
+            EtcdClientFactory etcdFactory = new EtcdClientFactory(file.toString());
+            etcdExpiries = etcdFactory.certificateExpiries(config.etcd());
+            etcd = etcdFactory.create(config.etcd());
         } catch (ConfigException e) {
             problems.addAll(e.problems());
         }
@@ -108,7 +127,8 @@ public final class Main {
             System.err.println(String.join(System.lineSeparator(), problems));
             return 1;
         }
-        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls, users, acls);
+        LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
+                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, acls);
         InetSocketAddress bound;
         try {
             bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);

@@ -10,15 +10,17 @@ import java.util.Locale;
 /**
  * The reference broker's command line:
  * {@code --id N --host H --port P --etcd URL[,URL] --data-dir DIR [--prefix /kafscale]
- * [--lease-ttl 10s] [--ownership lease|none] [--layout default|kafscale]}.
+ * [--lease-ttl 10s] [--ownership lease|none] [--layout default|kafscale]
+ * [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]}.
  */
 public record BrokerOptions(int id, String host, int port, List<String> etcdEndpoints, Path dataDir, String prefix,
-                            Duration leaseTtl, OwnershipMode ownership, Layout layout) {
+                            Duration leaseTtl, OwnershipMode ownership, Layout layout, Tls tls) {
 
     public static final String USAGE = """
             usage: reference-broker --id N --host H --port P --etcd URL[,URL] --data-dir DIR
                                     [--prefix /kafscale] [--lease-ttl 10s] [--ownership lease|none]
                                     [--layout default|kafscale]
+                                    [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
               --id         broker id, a non-negative integer, unique in the cluster
               --host       address to listen on and to advertise (e.g. 127.0.0.1)
               --port       port to listen on (0 picks a free port)
@@ -30,7 +32,14 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
                            none: legacy unfenced writes that reproduce overlapping offsets
               --layout     default: register under P/brokers/{id} (default);
                            kafscale: behave like a KafScale v1.6 broker: no P/brokers/{id}, list
-                           itself in P/metadata/snapshot, KafScale's API versions and error codes""";
+                           itself in P/metadata/snapshot, KafScale's API versions and error codes
+              --tls-cert   PEM certificate: the Kafka listener speaks TLS only (with --tls-key)
+              --tls-key    PKCS#8 PEM private key of --tls-cert
+              --tls-ca     PEM CA: clients must present a certificate it signed (mutual TLS)""";
+
+    /** TLS on the Kafka listener: the server certificate and key, and the CA of client certificates or {@code null}. */
+    public record Tls(Path cert, Path key, Path clientCa) {}
+
 
     /** How partition writes are guarded. */
     public enum OwnershipMode {
@@ -56,6 +65,12 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         etcdEndpoints = List.copyOf(etcdEndpoints);
     }
 
+    /** A plaintext listener. */
+    public BrokerOptions(int id, String host, int port, List<String> etcdEndpoints, Path dataDir, String prefix,
+                         Duration leaseTtl, OwnershipMode ownership, Layout layout) {
+        this(id, host, port, etcdEndpoints, dataDir, prefix, leaseTtl, ownership, layout, null);
+    }
+
     public static BrokerOptions parse(String... args) throws UsageException {
         Integer id = null;
         String host = null;
@@ -66,6 +81,9 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         Duration leaseTtl = Duration.ofSeconds(10);
         OwnershipMode ownership = OwnershipMode.LEASE;
         Layout layout = Layout.DEFAULT;
+        Path tlsCert = null;
+        Path tlsKey = null;
+        Path tlsCa = null;
         List<String> seen = new ArrayList<>();
         for (int i = 0; i < args.length; i += 2) {
             String flag = args[i];
@@ -87,6 +105,9 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
                 case "--lease-ttl" -> leaseTtl = parseDuration(flag, value);
                 case "--ownership" -> ownership = parseOwnership(value);
                 case "--layout" -> layout = parseLayout(value);
+                case "--tls-cert" -> tlsCert = Path.of(requireNonBlank(flag, value));
+                case "--tls-key" -> tlsKey = Path.of(requireNonBlank(flag, value));
+                case "--tls-ca" -> tlsCa = Path.of(requireNonBlank(flag, value));
                 default -> throw new UsageException("unknown flag '" + flag + "'");
             }
         }
@@ -109,7 +130,14 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         if (!missing.isEmpty()) {
             throw new UsageException("missing required flag(s): " + String.join(", ", missing));
         }
-        return new BrokerOptions(id, host, port, etcd, dataDir, prefix, leaseTtl, ownership, layout);
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new UsageException("--tls-cert and --tls-key must be given together");
+        }
+        if (tlsCa != null && tlsCert == null) {
+            throw new UsageException("--tls-ca needs --tls-cert and --tls-key (it only checks clients of a TLS listener)");
+        }
+        Tls tls = tlsCert == null ? null : new Tls(tlsCert, tlsKey, tlsCa);
+        return new BrokerOptions(id, host, port, etcd, dataDir, prefix, leaseTtl, ownership, layout, tls);
     }
 
     private static int parseInt(String flag, String value, int min, int max) throws UsageException {
@@ -136,6 +164,11 @@ public record BrokerOptions(int id, String host, int port, List<String> etcdEndp
         for (String endpoint : endpoints) {
             if (!endpoint.matches("https?://[^/\\s]+(:\\d+)?/?")) {
                 throw new UsageException("--etcd endpoint '" + endpoint + "' is not an http(s)://host:port URL");
+            }
+            if (endpoint.startsWith("https://")) {
+                // Without TLS settings jetcd would speak plaintext to an https:// URL; better to say so.
+                throw new UsageException("--etcd endpoint '" + endpoint + "': the reference broker has no etcd TLS "
+                        + "settings and talks to etcd in plaintext only; use http://");
             }
         }
         return endpoints;

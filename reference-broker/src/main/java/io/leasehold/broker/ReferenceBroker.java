@@ -1,6 +1,11 @@
 package io.leasehold.broker;
 
 import io.etcd.jetcd.Client;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import javax.net.ssl.SSLException;
 import io.leasehold.broker.cluster.ClusterView;
 import io.leasehold.broker.cluster.DescribeClusterHandler;
 import io.leasehold.broker.cluster.DescribeConfigsHandler;
@@ -98,6 +103,19 @@ public final class ReferenceBroker implements AutoCloseable {
         this.address = address;
     }
 
+    /** The listener's TLS context from PEM files, or {@code null} for plaintext. */
+    private static SslContext serverTls(BrokerOptions.Tls tls) throws SSLException {
+        if (tls == null) {
+            return null;
+        }
+        SslContextBuilder builder = SslContextBuilder.forServer(tls.cert().toFile(), tls.key().toFile())
+                .sslProvider(SslProvider.JDK);
+        if (tls.clientCa() != null) {
+            builder.trustManager(tls.clientCa().toFile()).clientAuth(ClientAuth.REQUIRE);
+        }
+        return builder.build();
+    }
+
     /** Starts serving and registers the broker in etcd; returns once both are done. */
     public static ReferenceBroker start(BrokerOptions options) throws Exception {
         Files.createDirectories(options.dataDir());
@@ -131,7 +149,7 @@ public final class ReferenceBroker implements AutoCloseable {
 
         KafkaServer server = new KafkaServer();
         SupportedApis apis = new SupportedApis();
-        int port = server.start(options.host(), options.port(), new RequestDispatcher(apis));
+        int port = server.start(options.host(), options.port(), new RequestDispatcher(apis), serverTls(options.tls()));
         BrokerAddress self = new BrokerAddress(options.id(), options.host(), port, null);
         ApiVersionsHandler versions = new ApiVersionsHandler(apis);
         MetadataHandler metadata = new MetadataHandler(cluster, topics, CLUSTER_ID, AUTO_CREATE_PARTITIONS);
@@ -194,7 +212,8 @@ public final class ReferenceBroker implements AutoCloseable {
             LOG.warn("broker {} writes partitions WITHOUT ownership (--ownership none): brokers sharing a partition "
                     + "will hand out overlapping offsets; use this only to reproduce that bug", options.id());
         }
-        LOG.info("broker {} serving at {}:{} (ownership {}, layout {}, data {}, etcd prefix '{}')", options.id(),
+        LOG.info("broker {} serving {} at {}:{} (ownership {}, layout {}, data {}, etcd prefix '{}')", options.id(),
+                options.tls() == null ? "plaintext" : options.tls().clientCa() == null ? "TLS" : "mutual TLS",
                 options.host(), port, options.ownership().name().toLowerCase(), options.layout().name().toLowerCase(),
                 options.dataDir(), options.prefix());
         return new ReferenceBroker(options, client, claimer, storageExecutor, scheduler, server, writers, self);

@@ -38,6 +38,26 @@ class BrokerOptionsTest {
     }
 
     @Test
+    void tlsFlagsMakeATlsListenerAndComeInWorkingCombinations() throws Exception {
+        assertThat(BrokerOptions.parse(REQUIRED).tls()).as("plaintext unless asked").isNull();
+        assertThat(BrokerOptions.parse(concat(REQUIRED, "--tls-cert", "/c.crt", "--tls-key", "/c.key", "--tls-ca",
+                "/ca.crt")).tls()).isEqualTo(new BrokerOptions.Tls(Path.of("/c.crt"), Path.of("/c.key"),
+                Path.of("/ca.crt")));
+        assertThatThrownBy(() -> BrokerOptions.parse(concat(REQUIRED, "--tls-cert", "/c.crt")))
+                .hasMessage("--tls-cert and --tls-key must be given together");
+        assertThatThrownBy(() -> BrokerOptions.parse(concat(REQUIRED, "--tls-ca", "/ca.crt")))
+                .hasMessageContaining("--tls-ca needs --tls-cert and --tls-key");
+    }
+
+    @Test
+    void httpsEtcdEndpointsAreRefusedRatherThanSpokenToInPlaintext() {
+        String[] https = REQUIRED.clone();
+        https[7] = "https://127.0.0.1:2379";
+        assertThatThrownBy(() -> BrokerOptions.parse(https)).hasMessageContaining(
+                "--etcd endpoint 'https://127.0.0.1:2379': the reference broker has no etcd TLS settings");
+    }
+
+    @Test
     void everyBadFlagIsNamedInTheError() {
         assertThatThrownBy(() -> BrokerOptions.parse("--id", "1"))
                 .hasMessage("missing required flag(s): --host, --port, --etcd, --data-dir");

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.backend;
 
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.transport.SocketTuning;
 import io.netty.bootstrap.Bootstrap;
@@ -10,8 +11,16 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens connections to brokers with the proxy's timeouts and frame limit. Sessions use it to
@@ -23,6 +32,7 @@ import java.time.Duration;
  * noticed by the kernel even while no request is waiting on it.
  */
 public final class BackendConnector {
+    private static final Logger LOG = LoggerFactory.getLogger(BackendConnector.class);
     /** Idle time before the first keepalive probe, probe interval, and probes before giving up. */
     private static final int KEEPALIVE_IDLE_SECONDS = 15;
     private static final int KEEPALIVE_INTERVAL_SECONDS = 5;
@@ -33,6 +43,10 @@ public final class BackendConnector {
     private final Duration controlRequestTimeout;
     private final int maxResponseBytes;
     private final BackendListener metrics;
+    /** The client TLS context for the next broker connection; {@code null} for plaintext. */
+    private final Supplier<SslContext> tls;
+    /** One line per broker per 10 s: every client connection retries a broker whose certificate is refused. */
+    private final WarningRateLimiter handshakeWarnings = new WarningRateLimiter(10_000, System::nanoTime);
 
     /**
      * @param requestTimeout        default bound on a forwarded request's answer
@@ -43,6 +57,19 @@ public final class BackendConnector {
      */
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
                             int maxResponseBytes, BackendListener metrics) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, null);
+    }
+
+    /**
+     * Like the plaintext connector, with TLS on every broker connection when {@code tls} is not
+     * {@code null}: a connection counts as open only once its handshake has succeeded, so a
+     * broker whose certificate is refused is unreachable, as one that refuses the connection.
+     * The context is asked once per connection (it changes when its files are reloaded; open
+     * connections keep theirs); the broker's host goes to it as SNI and for the host name check.
+     */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls) {
+        this.tls = tls;
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
         this.controlRequestTimeout = controlRequestTimeout;
@@ -76,6 +103,12 @@ public final class BackendConnector {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            SslHandler ssl = tls.get().newHandler(ch.alloc(), host, port);
+                            // The handshake is part of connecting: it gets the connect timeout.
+                            ssl.setHandshakeTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                            ch.pipeline().addLast(ssl);
+                        }
                         ch.pipeline().addLast(
                                 new ResponseFramer(maxResponseBytes, connection),
                                 new LengthFieldPrepender(4),
@@ -89,14 +122,38 @@ public final class BackendConnector {
                     .option(EpollChannelOption.TCP_KEEPCNT, KEEPALIVE_PROBES)
                     .option(EpollChannelOption.TCP_USER_TIMEOUT, (int) requestTimeout.toMillis());
         }
-        ChannelFuture future = bootstrap.connect(host, port);
-        connection.attach(future.channel());
-        future.addListener(f -> {
+        ChannelFuture connected = bootstrap.connect(host, port);
+        connection.attach(connected.channel());
+        ChannelFuture ready = tls == null ? connected : handshaken(connected, host, port);
+        ready.addListener(f -> {
             if (f.isSuccess()) {
                 metrics.connectionOpened();
-                future.channel().closeFuture().addListener(c -> metrics.connectionClosed());
+                ready.channel().closeFuture().addListener(c -> metrics.connectionClosed());
             }
         });
-        return future;
+        return ready;
+    }
+
+    /** Completes when the TLS handshake after {@code connected} does, failing with its cause. */
+    private ChannelFuture handshaken(ChannelFuture connected, String host, int port) {
+        ChannelPromise ready = connected.channel().newPromise();
+        connected.addListener(c -> {
+            if (!c.isSuccess()) {
+                ready.setFailure(c.cause());
+                return;
+            }
+            connected.channel().pipeline().get(SslHandler.class).handshakeFuture().addListener(h -> {
+                if (h.isSuccess()) {
+                    ready.setSuccess();
+                } else {
+                    handshakeWarnings.warn(LOG, "backend TLS", InetSocketAddress.createUnresolved(host, port),
+                            "TLS handshake with broker {}:{} failed, so it counts as unreachable: {}", host, port,
+                            h.cause().getMessage());
+                    ready.setFailure(h.cause());
+                    connected.channel().close();
+                }
+            });
+        });
+        return ready;
     }
 }

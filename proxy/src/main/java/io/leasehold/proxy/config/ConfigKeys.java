@@ -30,6 +30,8 @@ final class ConfigKeys {
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",
                 "maxResponseBytes"));
+        sections.put("backends.tls", List.of("enabled", "caFile", "certFile", "keyFile", "verifyHostname",
+                "protocols"));
         sections.put("admin", List.of("host", "port", "routes"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
                 "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout"));

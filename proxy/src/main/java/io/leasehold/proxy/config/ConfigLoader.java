@@ -159,7 +159,8 @@ public final class ConfigLoader {
                 in.duration(key("backends", "connectTimeout"), DEFAULT_CONNECT_TIMEOUT),
                 in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)),
                 in.duration(key("backends", "controlRequestTimeout"), Duration.ofSeconds(3)),
-                in.positiveInt(key("backends", "maxResponseBytes"), DEFAULT_MAX_RESPONSE_BYTES));
+                in.positiveInt(key("backends", "maxResponseBytes"), DEFAULT_MAX_RESPONSE_BYTES),
+                backendTls(in));
         ProxyConfig.Limits limits = new ProxyConfig.Limits(
                 in.positiveInt(key("limits", "maxFrameBytes"), DEFAULT_MAX_FRAME_BYTES),
                 in.positiveInt(key("limits", "maxConnections"), 10_000),
@@ -306,6 +307,32 @@ public final class ConfigLoader {
         return new ProxyConfig.Sasl(mechanisms, usersFile, maxReauth);
     }
 
+    /** TLS towards the brokers, {@code null} unless {@code backends.tls.enabled} is true. */
+    private static ProxyConfig.BackendTls backendTls(ConfigReader in) {
+        ConfigKey enabledKey = key("backends.tls", "enabled");
+        boolean enabled = in.bool(enabledKey, false);
+        Path caFile = in.optionalFile(key("backends.tls", "caFile"));
+        Path certFile = in.optionalFile(key("backends.tls", "certFile"));
+        Path keyFile = in.optionalFile(key("backends.tls", "keyFile"));
+        boolean verifyHostname = in.bool(key("backends.tls", "verifyHostname"), true);
+        List<String> protocols = in.optionalWords(key("backends.tls", "protocols"), ProxyConfig.BackendTls.PROTOCOLS);
+        if ((certFile == null) != (keyFile == null)) {
+            in.problem(key("backends.tls", certFile == null ? "certFile" : "keyFile"),
+                    "backends.tls.certFile and backends.tls.keyFile (the proxy's client certificate) must be set "
+                            + "together");
+        }
+        if (!enabled) {
+            if (caFile != null || certFile != null || keyFile != null || protocols != null) {
+                // TLS files without TLS would leave broker links plaintext while the file says otherwise.
+                in.problem(enabledKey, "is false, but other backends.tls keys are set: set backends.tls.enabled: "
+                        + "true to use TLS towards the brokers");
+            }
+            return null;
+        }
+        return new ProxyConfig.BackendTls(caFile, certFile, keyFile, verifyHostname,
+                protocols == null ? ProxyConfig.BackendTls.PROTOCOLS : protocols);
+    }
+
     private static ProxyConfig.Etcd etcd(ConfigReader in) {
         ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(
                 in.etcdEndpoints(key("etcd", "endpoints"), null),
@@ -324,12 +351,28 @@ public final class ConfigLoader {
             in.problem(key("etcd", etcd.tlsCertFile() == null ? "tlsCertFile" : "tlsKeyFile"),
                     "etcd.tlsCertFile and etcd.tlsKeyFile (client certificate) must be set together");
         }
-        boolean tls = etcd.tlsCaFile() != null || etcd.tlsCertFile() != null;
-        boolean plainEndpoint = etcd.endpoints().stream().anyMatch(url -> url.startsWith("http://"));
-        if (tls && plainEndpoint) {
-            in.problem(key("etcd", "endpoints"), "TLS files are set, so every endpoint must use https://");
-        }
+        checkEtcdSchemes(in, etcd);
         return etcd;
+    }
+
+    /**
+     * One scheme for all endpoints (jetcd uses one channel setting for all of them, so a mixed list
+     * would be half plaintext or half broken), and secrets only over {@code https://}.
+     */
+    private static void checkEtcdSchemes(ConfigReader in, ProxyConfig.Etcd etcd) {
+        ConfigKey endpointsKey = key("etcd", "endpoints");
+        boolean plainEndpoint = etcd.endpoints().stream().anyMatch(url -> url.startsWith("http://"));
+        boolean tlsEndpoint = etcd.endpoints().stream().anyMatch(url -> url.startsWith("https://"));
+        boolean tlsFiles = etcd.tlsCaFile() != null || etcd.tlsCertFile() != null;
+        if (plainEndpoint && tlsEndpoint) {
+            in.problem(endpointsKey, "mixes http:// and https:// endpoints: use https:// for all of them (or "
+                    + "http:// for all, without TLS)");
+        } else if (plainEndpoint && tlsFiles) {
+            in.problem(endpointsKey, "TLS files are set, so every endpoint must use https://");
+        } else if (plainEndpoint && etcd.usernameFile() != null) {
+            in.problem(endpointsKey, "etcd.usernameFile and etcd.passwordFile are set, so every endpoint must "
+                    + "use https://: over http:// the password would cross the network in clear text");
+        }
     }
 
     private static ProxyConfig.Routing routing(ConfigReader in) {

@@ -7,13 +7,16 @@ import io.etcd.jetcd.ClientBuilder;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import javax.net.ssl.SSLException;
 
 /**
  * Builds the jetcd {@link Client} for the {@code etcd} section: endpoints, connect timeout, and
  * when configured, credentials and TLS material read from their files (mounted Secrets) through
- * {@link MountedFiles}, which reports every unusable file at once.
+ * {@link MountedFiles}, which reports every unusable file at once. {@code https://} endpoints
+ * always get TLS, verified against {@code tlsCaFile} or else the JVM's default trust store.
  */
 public final class EtcdClientFactory {
 
@@ -45,7 +48,9 @@ public final class EtcdClientFactory {
             builder.user(ByteSequence.from(user, StandardCharsets.UTF_8))
                     .password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
-        if (trusted != null || identity != null) {
+        // Always a TLS context for https://: without one jetcd would talk plaintext to an https:// URL.
+        // No CA file means the JVM's default trust store, as for any https:// client.
+        if (etcd.endpoints().stream().anyMatch(url -> url.startsWith("https://"))) {
             try {
                 builder.sslContext(ssl -> {
                     if (trusted != null) {
@@ -61,5 +66,18 @@ public final class EtcdClientFactory {
             }
         }
         return builder.build();
+    }
+
+    /**
+     * The expiries of the etcd client certificate (role {@code etcd_client}) and CA
+     * ({@code etcd_ca}), for the expiry metric; the jetcd client reads them once, at start-up.
+     */
+    public Map<String, Instant> certificateExpiries(ProxyConfig.Etcd etcd) throws ConfigException {
+        MountedFiles files = new MountedFiles(sourceName);
+        List<X509Certificate> client = files.certificates("etcd.tlsCertFile", etcd.tlsCertFile());
+        List<X509Certificate> trusted = files.certificates("etcd.tlsCaFile", etcd.tlsCaFile());
+        files.throwIfProblems();
+        return new TlsMaterial.Expiries().add("etcd_client", client == null ? null : client.subList(0, 1))
+                .add("etcd_ca", trusted).toMap();
     }
 }

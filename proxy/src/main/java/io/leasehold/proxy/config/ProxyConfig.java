@@ -144,9 +144,30 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * (Metadata, ApiVersions, describe requests) before the next broker is asked.
      */
     public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
-                           Duration controlRequestTimeout, int maxResponseBytes) {
+                           Duration controlRequestTimeout, int maxResponseBytes, BackendTls tls) {
         public Backends {
             bootstrap = List.copyOf(bootstrap);
+        }
+
+        /** Plaintext broker connections. */
+        public Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
+                        Duration controlRequestTimeout, int maxResponseBytes) {
+            this(bootstrap, connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, null);
+        }
+    }
+
+    /**
+     * TLS on every broker connection ({@code backends.tls}; {@code null} when not enabled).
+     * {@code caFile} {@code null} means the JVM's default trust store; {@code certFile} and
+     * {@code keyFile} are an optional client certificate; {@code protocols} are the TLS versions
+     * offered, in the JDK's names.
+     */
+    public record BackendTls(Path caFile, Path certFile, Path keyFile, boolean verifyHostname, List<String> protocols) {
+        /** The TLS versions the proxy offers to brokers unless configured otherwise. */
+        public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+        public BackendTls {
+            protocols = List.copyOf(protocols);
         }
     }
 

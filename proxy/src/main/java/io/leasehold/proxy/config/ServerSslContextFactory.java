@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the Kafka listener's server {@link SslContext} from the {@code listener.tls*} files, once
- * at start-up. The files are read through {@link MountedFiles} like etcd's, so every unusable one
+ * Builds the Kafka listener's server {@link SslContext} from the {@code listener.tls*} files, at
+ * start-up and again whenever they change. The files are read through {@link MountedFiles} like etcd's, so every unusable one
  * (unreadable, not PEM, a key that is not the certificate's) is reported at once with its key.
  */
 public final class ServerSslContextFactory {
@@ -34,6 +34,14 @@ public final class ServerSslContextFactory {
      * @throws ConfigException naming each key whose file cannot be read or used
      */
     public SslContext create(ProxyConfig.Listener listener) throws ConfigException {
+        return load(listener).context();
+    }
+
+    /**
+     * Like {@link #create}, with the expiries of the listener certificate (role {@code listener})
+     * and of the client CA ({@code listener_ca}).
+     */
+    public TlsMaterial load(ProxyConfig.Listener listener) throws ConfigException {
         if (!listener.tls()) {
             throw new IllegalArgumentException("the listener has no TLS certificate configured");
         }
@@ -62,7 +70,8 @@ public final class ServerSslContextFactory {
                     + "cannot build a TLS context from these files: " + e.getMessage()));
         }
         describe(identity.chain().get(0), listener);
-        return context;
+        return new TlsMaterial(context, new TlsMaterial.Expiries().add("listener", identity.chain().subList(0, 1))
+                .add("listener_ca", clientCas).toMap());
     }
 
     private static void describe(X509Certificate certificate, ProxyConfig.Listener listener) {

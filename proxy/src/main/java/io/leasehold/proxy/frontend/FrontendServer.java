@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,7 +76,7 @@ public final class FrontendServer implements AutoCloseable {
     private final BackendConnector connector;
     private final ProxyMetrics metrics;
     private final Limits limits;
-    private final SslContext tls;
+    private final Supplier<SslContext> tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final ConnectionSlots slots;
     /** One warning line per reason and client address per second; shared by all connections. */
@@ -86,29 +87,31 @@ public final class FrontendServer implements AutoCloseable {
     /** A plaintext listener. */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
                           RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
-        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, null);
+        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, (SslContext) null);
     }
 
     /**
-     * A listener on the bootstrap port only.
+     * A listener on the bootstrap port only, with one TLS context for its life.
      *
-     * @param tls the server TLS context every client connection starts with, built once at
-     *            start-up; {@code null} for a plaintext listener
+     * @param tls the server TLS context every client connection starts with; {@code null} for a
+     *            plaintext listener
      */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
                           RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
                           SslContext tls) {
-        this(host, port, List.of(), bossGroup, workerGroup, router, connector, metrics, limits, tls);
+        this(host, port, List.of(), bossGroup, workerGroup, router, connector, metrics, limits,
+                tls == null ? null : () -> tls);
     }
 
     /**
      * @param nodePorts further ports served exactly like {@code port}, all on {@code host}
-     * @param tls       the server TLS context every client connection starts with, built once at
-     *                  start-up; {@code null} for a plaintext listener
+     * @param tls       the server TLS context for the next client connection, asked once per connection
+     *                  (it changes when the certificate files are reloaded; open connections keep theirs);
+     *                  {@code null} for a plaintext listener
      */
     public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
                           EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
-                          ProxyMetrics metrics, Limits limits, SslContext tls) {
+                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls) {
         this.host = host;
         this.port = port;
         this.nodePorts = List.copyOf(nodePorts);
@@ -161,7 +164,7 @@ public final class FrontendServer implements AutoCloseable {
                         clients.add(ch);
                         if (tls != null) {
                             // First in the pipeline: the limits below see the decrypted frames.
-                            SslHandler ssl = tls.newHandler(ch.alloc());
+                            SslHandler ssl = tls.get().newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics, warnings));
                         }

@@ -1,6 +1,7 @@
 package io.leasehold.proxy.admin;
 
 import io.leasehold.proxy.security.AuthenticationMetrics;
+import io.leasehold.proxy.tls.CertificateExpiryMetrics;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
@@ -12,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.MatchResult;
@@ -118,6 +121,7 @@ class ProxyMetricsTest {
         metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
         metrics.listenerConnectionAccepted("node-3");
         metrics.bindBrokersWithoutNode(new FixedRoutingTable(), id -> true);
+        new CertificateExpiryMetrics(registry).track(() -> Map.of("listener", Instant.ofEpochSecond(1)));
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));

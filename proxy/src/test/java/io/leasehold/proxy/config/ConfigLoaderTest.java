@@ -44,7 +44,7 @@ class ConfigLoaderTest {
     void everyKeyOfTheContractIsRead() throws ConfigException {
         ProxyConfig config = loader.parse("""
                 listener: { host: 127.0.0.1, port: 19000, advertisedHost: proxy.local, advertisedPort: 29000 }
-                etcd:     { endpoints: ["http://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
+                etcd:     { endpoints: ["https://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
                 backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m,
                             controlRequestTimeout: 2s, maxResponseBytes: 2097152 }
                 admin:    { host: 127.0.0.1, port: 19001, routes: "off" }
@@ -57,7 +57,7 @@ class ConfigLoaderTest {
 
         assertThat(config).isEqualTo(new ProxyConfig(
                 new ProxyConfig.Listener("127.0.0.1", 19000, "proxy.local", 29000),
-                new ProxyConfig.Etcd(List.of("http://10.0.0.1:2379", "https://10.0.0.2:2379"), "/other",
+                new ProxyConfig.Etcd(List.of("https://10.0.0.1:2379", "https://10.0.0.2:2379"), "/other",
                         Duration.ofMillis(250)),
                 new ProxyConfig.Backends(List.of(new HostPort("b1", 19092), new HostPort("::1", 19093)),
                         Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2), 2_097_152),
@@ -221,6 +221,58 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void etcdEndpointsMustShareOneSchemeAndCarryCredentialsOnlyOverHttps() {
+        assertThat(parseFailure(MINIMAL.replace("[\"http://127.0.0.1:2379\"]",
+                "[\"http://a:2379\", \"https://b:2379\"]")).problems()).containsExactly(
+                "config.yaml: etcd.endpoints: mixes http:// and https:// endpoints: use https:// for all of them "
+                        + "(or http:// for all, without TLS)");
+        assertThat(parseFailure(MINIMAL.replace("etcd: {", "etcd: { usernameFile: /u, passwordFile: /p,"))
+                .problems()).containsExactly("config.yaml: etcd.endpoints: etcd.usernameFile and etcd.passwordFile "
+                + "are set, so every endpoint must use https://: over http:// the password would cross the network "
+                + "in clear text");
+    }
+
+    @Test
+    void backendTlsIsOffByDefaultAndReadWhenEnabled() throws ConfigException {
+        assertThat(loader.parse(MINIMAL, "config.yaml").backends().tls()).isNull();
+        ProxyConfig config = loader.parse(MINIMAL.replace("backends: { bootstrap: [\"127.0.0.1:19092\"] }", """
+                backends:
+                  bootstrap: ["127.0.0.1:19092"]
+                  tls:
+                    enabled: true
+                    caFile: /etc/leasehold/backend-tls/ca.crt
+                    certFile: /etc/leasehold/backend-tls/tls.crt
+                    keyFile: /etc/leasehold/backend-tls/tls.key
+                    verifyHostname: false
+                    protocols: [TLSv1.3]
+                """), "config.yaml");
+
+        assertThat(config.backends().tls()).isEqualTo(new ProxyConfig.BackendTls(
+                Path.of("/etc/leasehold/backend-tls/ca.crt"), Path.of("/etc/leasehold/backend-tls/tls.crt"),
+                Path.of("/etc/leasehold/backend-tls/tls.key"), false, List.of("TLSv1.3")));
+        ProxyConfig fromEnvironment = new ConfigLoader(Map.of("LEASEHOLD_BACKENDS_TLS_ENABLED", "true"))
+                .parse(MINIMAL, "config.yaml");
+        assertThat(fromEnvironment.backends().tls()).as("system trust store, hostname verified")
+                .isEqualTo(new ProxyConfig.BackendTls(null, null, null, true, List.of("TLSv1.3", "TLSv1.2")));
+    }
+
+    @Test
+    void backendTlsKeysMustComeInWorkingCombinations() {
+        ConfigException error = minimalFailureWith(Map.of("LEASEHOLD_BACKENDS_TLS_CERT_FILE", "/tls.crt",
+                "LEASEHOLD_BACKENDS_TLS_VERIFY_HOSTNAME", "maybe", "LEASEHOLD_BACKENDS_TLS_PROTOCOLS", "SSLv3"));
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: backends.tls.verifyHostname (from environment variable "
+                        + "LEASEHOLD_BACKENDS_TLS_VERIFY_HOSTNAME): expected true or false, got \"maybe\"",
+                "config.yaml: backends.tls.protocols[0] (from environment variable LEASEHOLD_BACKENDS_TLS_PROTOCOLS): "
+                        + "expected one of TLSv1.3, TLSv1.2, got \"SSLv3\"",
+                "config.yaml: backends.tls.keyFile: backends.tls.certFile and backends.tls.keyFile (the proxy's "
+                        + "client certificate) must be set together",
+                "config.yaml: backends.tls.enabled: is false, but other backends.tls keys are set: set "
+                        + "backends.tls.enabled: true to use TLS towards the brokers");
+    }
+
+    @Test
     void listenerTlsFilesAndClientAuthAreReadIntoTheListener() throws ConfigException {
         ProxyConfig config = loader.parse("""
                 listener:
@@ -325,10 +377,8 @@ class ConfigLoaderTest {
 
     @Test
     void badEnvironmentValueNamesTheVariable() {
-        ConfigLoader withEnv = new ConfigLoader(Map.of("LEASEHOLD_ADMIN_PORT", "http", "LEASEHOLD_ETCD_ENDPOINTS", " , "));
-
-        ConfigException error = catchThrowableOfType(ConfigException.class,
-                () -> withEnv.parse(MINIMAL, "config.yaml"));
+        ConfigException error = minimalFailureWith(Map.of("LEASEHOLD_ADMIN_PORT", "http",
+                "LEASEHOLD_ETCD_ENDPOINTS", " , "));
 
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: admin.port (from environment variable LEASEHOLD_ADMIN_PORT): expected an integer "
@@ -371,6 +421,12 @@ class ConfigLoaderTest {
         Path missing = dir.resolve("missing.yaml");
         assertThatThrownBy(() -> loader.load(missing)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(missing + ": cannot read the config file");
+    }
+
+    /** The error of the minimal config under {@code environment} overrides. */
+    private static ConfigException minimalFailureWith(Map<String, String> environment) {
+        ConfigLoader withEnvironment = new ConfigLoader(environment);
+        return catchThrowableOfType(ConfigException.class, () -> withEnvironment.parse(MINIMAL, "config.yaml"));
     }
 
     private ConfigException parseFailure(String yaml) {

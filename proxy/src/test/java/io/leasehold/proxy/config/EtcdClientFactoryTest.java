@@ -66,6 +66,33 @@ class EtcdClientFactoryTest {
     }
 
     @Test
+    void httpsEndpointWithoutCaFileNeverFallsBackToPlaintext() throws Exception {
+        try (EtcdServer plaintext = EtcdServer.start()) {
+            String httpsUrl = plaintext.endpoint().replace("http://", "https://");
+            ProxyConfig.Etcd etcd = new ProxyConfig.Etcd(List.of(httpsUrl), "/kafscale", Duration.ofSeconds(2));
+            try (Client client = factory.create(etcd)) {
+                assertThatThrownBy(() -> client.getKVClient().get(bytes("/kafscale/probe")).get(5, TimeUnit.SECONDS))
+                        .as("an https:// endpoint speaks TLS, so a plaintext etcd cannot answer it")
+                        .isInstanceOfAny(ExecutionException.class, java.util.concurrent.TimeoutException.class);
+            }
+        }
+    }
+
+    @Test
+    void httpsEndpointWithoutCaFileVerifiesAgainstTheDefaultTrustStore(@TempDir Path dir) throws Exception {
+        TestCertificates certs = TestCertificates.generate(dir.resolve("certs"));
+        try (TlsEtcd etcd = TlsEtcd.start(Files.createDirectories(dir.resolve("etcd")), certs)) {
+            ProxyConfig.Etcd noCa = new ProxyConfig.Etcd(List.of(etcd.endpoint()), "/kafscale", Duration.ofSeconds(2),
+                    null, null, null, certs.cert(TestCertificates.CLIENT), certs.key(TestCertificates.CLIENT));
+            try (Client client = factory.create(noCa)) {
+                assertThatThrownBy(() -> client.getKVClient().get(bytes("/kafscale/tls")).get(5, TimeUnit.SECONDS))
+                        .as("the test CA is in no default trust store").isInstanceOfAny(ExecutionException.class,
+                                java.util.concurrent.TimeoutException.class);
+            }
+        }
+    }
+
+    @Test
     void unreadableSecretFileIsNamedByItsKey(@TempDir Path dir) throws Exception {
         Path user = Files.writeString(dir.resolve("username"), "root");
         Path missing = dir.resolve("no-such-password");

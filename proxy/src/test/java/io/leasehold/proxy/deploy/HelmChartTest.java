@@ -262,6 +262,21 @@ class HelmChartTest {
     }
 
     @Test
+    void backendTlsSecretIsMountedAsADirectoryWhereTheConfigPoints() throws Exception {
+        RenderedChart chart = render("external-secure-values.yaml");
+        ProxyConfig.BackendTls tls = chart.proxyConfig().backends().tls();
+        JsonNode volume = volume(chart, "backend-tls");
+        JsonNode mount = mount(chart.proxyContainer(), "backend-tls");
+
+        assertThat(volume.path("secret").path("secretName").asText()).isEqualTo("kafka-proxy-backend-tls");
+        assertThat(mount.has("subPath")).as("a directory mount, so a rotated Secret reaches the pod").isFalse();
+        Path dir = Path.of(mount.path("mountPath").asText());
+        assertThat(List.of(tls.caFile(), tls.certFile(), tls.keyFile())).allMatch(file -> file.getParent().equals(dir));
+        assertThat(tls.verifyHostname()).isTrue();
+        assertThat(render("defaults").proxyConfig().backends().tls()).as("plaintext unless enabled").isNull();
+    }
+
+    @Test
     void listenerTlsSecretsAreMountedWhereTheConfigPointsAndClientsAreToldToUseSsl() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         ProxyConfig.Listener listener = chart.proxyConfig().listener();
@@ -440,6 +455,10 @@ class HelmChartTest {
             "rollingUpdate.maxSurge=0                          | /rollingUpdate/maxSurge",
             "service.type=LoadBalancer                         | /config/listener/advertisedHost",
             "etcdCredentials.tls.existingSecret=etcd-tls       | does not match pattern '^https://'",
+            "etcdCredentials.auth.existingSecret=etcd-user     | does not match pattern '^https://'",
+            "config.etcd.endpoints={http://a:2379,https://b:2379} | at '/config/etcd/endpoints/0': 'http://a:2379' does not match pattern '^https://'",
+            "backendTls.enabled=true,backendTls.clientCertificate=true | at '/backendTls/existingSecret': minLength: got 0, want 1",
+            "backendTls.existingSecret=broker-ca               | at '/backendTls/existingSecret': maxLength: got 9, want 0",
             "listenerTls.clientAuth=required                   | at '/listenerTls/existingSecret': minLength: got 0, want 1",
             "listenerTls.clientAuth=always                     | /listenerTls/clientAuth",
             "listenerTls.existingSecret=t,listenerTls.clientCaSecret=ca | at '/listenerTls/clientAuth': value must be one of",
@@ -620,6 +639,15 @@ class HelmChartTest {
             }
         }
         throw new AssertionError("no container port " + name);
+    }
+
+    private static JsonNode volume(RenderedChart chart, String name) {
+        for (JsonNode volume : chart.podSpec().path("volumes")) {
+            if (name.equals(volume.path("name").asText())) {
+                return volume;
+            }
+        }
+        throw new AssertionError("no volume " + name);
     }
 
     private static JsonNode mount(JsonNode container, String volume) {

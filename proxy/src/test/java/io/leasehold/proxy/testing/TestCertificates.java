@@ -52,7 +52,13 @@ public final class TestCertificates {
         return dir.resolve(name + ".key");
     }
 
-    private void issue(String name, String subject, String extensions) throws IOException, InterruptedException {
+    /**
+     * Issues (or issues again, with a new serial number) certificate {@code name} signed by this
+     * CA, e.g. {@code issue("other-host", "/CN=other", "subjectAltName=DNS:other.example\n")}.
+     *
+     * @param extensions OpenSSL extension lines for the certificate
+     */
+    public void issue(String name, String subject, String extensions) throws IOException, InterruptedException {
         Files.writeString(dir.resolve(name + ".ext"), extensions, StandardCharsets.UTF_8);
         openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", name + ".key");
         openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr");

@@ -12,11 +12,15 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
-/** The Kafka-protocol listener: length-prefixed frames into the dispatcher, one handler per connection. */
+/**
+ * The Kafka-protocol listener: length-prefixed frames into the dispatcher, one handler per
+ * connection; TLS first in the pipeline when the broker was given a certificate.
+ */
 public final class KafkaServer implements AutoCloseable {
 
     /** Largest request frame accepted, as Kafka's socket.request.max.bytes default. */
@@ -27,8 +31,12 @@ public final class KafkaServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private Channel listener;
 
-    /** Binds and serves; returns the bound port (useful when asked for port 0). */
-    public int start(String host, int port, RequestDispatcher dispatcher) throws InterruptedException {
+    /**
+     * Binds and serves; returns the bound port (useful when asked for port 0).
+     *
+     * @param tls the server TLS context, {@code null} for plaintext
+     */
+    public int start(String host, int port, RequestDispatcher dispatcher, SslContext tls) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -38,6 +46,9 @@ public final class KafkaServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         connections.add(channel);
+                        if (tls != null) {
+                            channel.pipeline().addLast(tls.newHandler(channel.alloc()));
+                        }
                         channel.pipeline()
                                 .addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4))
                                 .addLast(new ConnectionHandler(dispatcher));
