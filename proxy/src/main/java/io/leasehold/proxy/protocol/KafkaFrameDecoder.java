@@ -22,6 +22,11 @@ public final class KafkaFrameDecoder extends LengthFieldBasedFrameDecoder {
         return actualReadableBytes() > 0;
     }
 
+    /** Bytes of a frame not yet complete, buffered while waiting for the rest. */
+    public int partialFrameBytes() {
+        return actualReadableBytes();
+    }
+
     @Override
     protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
         return buf.getInt(offset);

@@ -22,9 +22,17 @@ final class LoopbackListener implements AutoCloseable {
 
     LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits)
             throws InterruptedException {
+        this(handler, registry, limits, new MemoryBudget(Long.MAX_VALUE));
+    }
+
+    /** A listener whose connections stop reading while {@code budget} is used up. */
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits, MemoryBudget budget)
+            throws InterruptedException {
+        ProxyMetrics metrics = new ProxyMetrics(registry);
+        metrics.bindMemoryBudget(budget);
         server = new FrontendServer("127.0.0.1", 0, boss, workers, handler,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
-                new ProxyMetrics(registry), limits);
+                metrics, limits, null, budget);
         port = server.start().getPort();
     }
 
