@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * One client connection: parses each frame's header, hands the request to the router at once
  * (requests run concurrently), and lets the {@link ResponseSequencer} put responses back in
  * request order. At most {@code maxInFlight} requests are processed at once (acks=0 produce
- * still being delivered included); frames read beyond that wait in arrival order, and reading
+ * still being delivered included); frames read beyond that wait in arrival order (and while the
+ * client is not taking its answers), and reading
  * pauses while any wait, while the client is not taking its responses, or while a backend
  * socket is full, or while the proxy-wide {@link MemoryBudget} is exhausted (frames read and
  * half-read count against it until answered). Requests already read are always dispatched, so
@@ -79,6 +80,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean backendsWritable = true;
     private boolean draining;
     private boolean resuming;
+    private boolean resumeScheduled;
     private boolean closeRequested;
     private Channel channel;
 
@@ -167,7 +169,12 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         return !waiting.isEmpty() || sequencer.pending() > 0 || work.running() > 0;
     }
 
-    /** Starts waiting frames while there is room, then reading again if nothing waits. */
+    /**
+     * Starts waiting frames while there is room and the client takes its answers, then reading
+     * again if nothing waits. At most {@code maxInFlight} frames start per pass: a client that
+     * pipelines thousands of requests answered at once gets the event loop back in turns, so
+     * the other connections on the loop are served in between.
+     */
     private void resume(ChannelHandlerContext ctx) {
         if (resuming) {
             // A request answered at once, while this loop dispatches: the loop goes on with the next one.
@@ -175,14 +182,30 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         resuming = true;
         try {
-            while (!waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()) {
+            int started = 0;
+            while (!waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive() && ctx.channel().isWritable()) {
+                if (started == maxInFlight) {
+                    resumeLater(ctx);
+                    break;
+                }
                 dispatch(ctx, waiting.pollFirst());
+                started++;
             }
         } finally {
             resuming = false;
         }
         updateAutoRead(ctx);
         closeWhenDone(ctx);
+    }
+
+    private void resumeLater(ChannelHandlerContext ctx) {
+        if (!resumeScheduled) {
+            resumeScheduled = true;
+            ctx.executor().execute(() -> {
+                resumeScheduled = false;
+                resume(ctx);
+            });
+        }
     }
 
     private void dispatch(ChannelHandlerContext ctx, ByteBuf frame) {
@@ -258,7 +281,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        updateAutoRead(ctx);
+        // Frames waiting for the client to take its answers may start now.
+        resume(ctx);
         // Slow client: stop pulling responses from its brokers too, so memory stays bounded.
         backends.setAutoRead(ctx.channel().isWritable());
         ctx.fireChannelWritabilityChanged();
