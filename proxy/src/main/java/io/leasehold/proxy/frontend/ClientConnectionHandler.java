@@ -24,6 +24,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCounted;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,13 +199,19 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         closeWhenDone(ctx);
     }
 
+    /**
+     * Goes on with the waiting frames after the event loop's next round of socket I/O. A
+     * scheduled task, not a plain one: Netty runs plain tasks queued meanwhile for up to a
+     * second before it reads sockets again, so a pass that queued its own continuation would
+     * starve every other connection on the loop.
+     */
     private void resumeLater(ChannelHandlerContext ctx) {
         if (!resumeScheduled) {
             resumeScheduled = true;
-            ctx.executor().execute(() -> {
+            ctx.executor().schedule(() -> {
                 resumeScheduled = false;
                 resume(ctx);
-            });
+            }, 0, TimeUnit.NANOSECONDS);
         }
     }
 

@@ -103,6 +103,7 @@ class HostileLoadTest {
                         && producers.stream().allMatch(p -> p.acked() > 0));
 
                 long baselineAcked = ackedDuring(producers, BASELINE);
+                printProxyState("after baseline", metrics);
                 double baselineConnections = metrics.value("leasehold_client_connections", "");
                 long consumedBefore = consumed.get();
 
@@ -130,6 +131,7 @@ class HostileLoadTest {
                     flood.stop();
                     trickle.stopTrickling();
                 }
+                printProxyState("after attack", metrics);
                 long consumedUnderAttack = consumed.get() - consumedBefore;
                 long peakRss = ProxyMemory.peakRssBytes(proxy.process().pid());
                 double ratio = hostileAcked / (double) baselineAcked;
@@ -175,6 +177,15 @@ class HostileLoadTest {
                 consumer.join(10_000);
             }
         }
+    }
+
+    /** Where the proxy's time went: produce latency, GC pauses and CPU so far. */
+    private static void printProxyState(String when, PrometheusScrape metrics) throws Exception {
+        System.out.printf("hostile load, %s: Produce count %.0f sum %.1fs; GC pauses %.0f summing %.1fs; process CPU %.2f%n",
+                when, metrics.value("leasehold_requests_seconds_count", "api=\"Produce\""),
+                metrics.value("leasehold_requests_seconds_sum", "api=\"Produce\""),
+                metrics.value("jvm_gc_pause_seconds_count", ""), metrics.value("jvm_gc_pause_seconds_sum", ""),
+                metrics.value("process_cpu_usage", ""));
     }
 
     private static long openFilesLimit(long pid) throws IOException {
