@@ -1,5 +1,7 @@
 package io.leasehold.proxy.admin;
 
+import io.leasehold.proxy.frontend.MemoryBudget;
+
 import io.leasehold.proxy.security.AuthenticationMetrics;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
@@ -108,6 +110,7 @@ class ProxyMetricsTest {
     @Test
     void operationsGuideDocumentsExactlyTheProxyMetrics() throws Exception {
         metrics.bindRoutingTable(new FixedRoutingTable());
+        metrics.bindMemoryBudget(new MemoryBudget(1 << 20));
         metrics.requestCompleted(ApiKeys.PRODUCE, 1_000, false);
         metrics.retried(ApiKeys.PRODUCE);
         metrics.frameRejected("oversized");

@@ -3,17 +3,11 @@ package io.leasehold.proxy.frontend;
 import static io.leasehold.proxy.frontend.KafkaWire.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendConnector;
-import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.config.ServerSslContextFactory;
 import io.leasehold.proxy.testing.TestCertificates;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -25,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,9 +39,7 @@ class ConnectRateLimitTest {
     private static TestCertificates certs;
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private FrontendServer server;
+    private LoopbackListener listener;
     private int port;
 
     @BeforeAll
@@ -57,22 +48,17 @@ class ConnectRateLimitTest {
     }
 
     private void start(int acceptsPerSecond, int handshakesPerSecond, SslContext tls) throws InterruptedException {
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024,
-                        new BackendListener() { }),
-                new ProxyMetrics(registry), new FrontendServer.Limits(1024, 1000, Duration.ofSeconds(30), 8,
-                        Duration.ofSeconds(10), 1000, Duration.ofSeconds(30), Duration.ofSeconds(30), acceptsPerSecond,
-                        handshakesPerSecond, 100, 100), tls);
-        port = server.start().getPort();
+        listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry, new FrontendServer.Limits(1024, 1000,
+                Duration.ofSeconds(30), 8, Duration.ofSeconds(10), 1000, Duration.ofSeconds(30), Duration.ofSeconds(30),
+                acceptsPerSecond, handshakesPerSecond, 100, 100), new MemoryBudget(Long.MAX_VALUE), tls);
+        port = listener.port();
     }
 
     @AfterEach
     void stop() {
-        if (server != null) {
-            server.close();
+        if (listener != null) {
+            listener.close();
         }
-        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     private double refused(String reason) {
