@@ -14,6 +14,7 @@ import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.routing.BackendReachability;
 import io.leasehold.proxy.routing.ClusterPresentation;
@@ -41,6 +42,7 @@ import io.leasehold.proxy.tls.ProxyTls;
 import io.leasehold.proxy.tls.ReloadingTls;
 import java.util.Objects;
 import java.util.function.Supplier;
+import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -151,11 +153,17 @@ public final class LeaseholdProxy implements AutoCloseable {
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);
         ProxyConfig.Limits limits = config.limits();
+        MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
+                : MemoryBudget.defaultLimit(PlatformDependent.maxDirectMemory()));
+        LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
+                budget.limit() >> 20, PlatformDependent.maxDirectMemory() >> 20);
+        metrics.bindMemoryBudget(budget);
         this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), nodePorts(config),
                 bossGroup, workerGroup, handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
-                limits.frameCompletionTimeout()), listenerTls(tls));
+                limits.frameCompletionTimeout(), limits.acceptsPerSecond(), limits.tlsHandshakesPerSecond(),
+                limits.maxPartitionsPerRequest(), limits.maxTopicsPerMetadataRequest()), listenerTls(tls), budget);
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,

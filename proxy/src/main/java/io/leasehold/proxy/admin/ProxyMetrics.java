@@ -1,6 +1,7 @@
 package io.leasehold.proxy.admin;
 
 import io.leasehold.routing.watch.RoutingTable;
+import io.leasehold.proxy.frontend.MemoryBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -203,6 +204,24 @@ public final class ProxyMetrics implements AutoCloseable {
     /** A graceful drain ran out of time with client connections still busy. */
     public void drainTimedOut() {
         drainTimeouts.increment();
+    }
+
+    /**
+     * Publishes the memory budget as {@code leasehold_memory_budget_bytes{state="used"|"limit"}}
+     * and how often it paused client reading.
+     */
+    public void bindMemoryBudget(MemoryBudget budget) {
+        Gauge.builder("leasehold.memory.budget", budget, MemoryBudget::used).tag("state", "used")
+                .description("Bytes of client requests and answers the proxy holds, and the limit at which client "
+                        + "reading pauses (limits.memoryBudget)")
+                .baseUnit("bytes").strongReference(true).register(registry);
+        Gauge.builder("leasehold.memory.budget", budget, MemoryBudget::limit).tag("state", "limit")
+                .description("Bytes of client requests and answers the proxy holds, and the limit at which client "
+                        + "reading pauses (limits.memoryBudget)")
+                .baseUnit("bytes").strongReference(true).register(registry);
+        FunctionCounter.builder("leasehold.memory.budget.pauses", budget, MemoryBudget::pauses)
+                .description("Times the memory budget was used up and every client connection stopped reading")
+                .register(registry);
     }
 
     /** Publishes the routing snapshot's staleness and size as gauges read at scrape time. */

@@ -34,7 +34,9 @@ final class ConfigKeys {
                 "protocols"));
         sections.put("admin", List.of("host", "port", "routes"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
-                "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout"));
+                "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout",
+                "memoryBudget", "acceptsPerSecond", "tlsHandshakesPerSecond", "maxPartitionsPerRequest",
+                "maxTopicsPerMetadataRequest"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter"));
         sections.put("shutdown", List.of("drainTimeout"));

@@ -47,6 +47,16 @@ public final class ConfigLoader {
     private static final int MAX_NODE_COUNT = 1024;
     /** Covers a StatefulSet of up to 16 brokers (ids 0..15). */
     private static final int DEFAULT_NODE_COUNT = 16;
+    /** Far above a restart storm of a few thousand clients (which back off and retry when refused). */
+    private static final int DEFAULT_ACCEPTS_PER_SECOND = 2000;
+    /** A server-side TLS handshake costs about a millisecond of CPU: a quarter of two cores at most. */
+    private static final int DEFAULT_TLS_HANDSHAKES_PER_SECOND = 500;
+    /**
+     * The proxy is one broker to its clients, so a consumer's whole assignment arrives in one
+     * Fetch: generous, yet it keeps a request from fanning out without end.
+     */
+    private static final int DEFAULT_MAX_PARTITIONS_PER_REQUEST = 100_000;
+    private static final int DEFAULT_MAX_TOPICS_PER_METADATA = 20_000;
 
     private final Map<String, String> environment;
     private final YAMLMapper yaml;
@@ -169,7 +179,12 @@ public final class ConfigLoader {
                 in.duration(key("limits", "tlsHandshakeTimeout"), Duration.ofSeconds(10)),
                 in.positiveInt(key("limits", "maxConnectionsPerIp"), 100),
                 in.duration(key("limits", "firstRequestTimeout"), Duration.ofSeconds(30)),
-                in.duration(key("limits", "frameCompletionTimeout"), Duration.ofSeconds(30)));
+                in.duration(key("limits", "frameCompletionTimeout"), Duration.ofSeconds(30)),
+                in.optionalByteSize(key("limits", "memoryBudget")),
+                in.positiveInt(key("limits", "acceptsPerSecond"), DEFAULT_ACCEPTS_PER_SECOND),
+                in.positiveInt(key("limits", "tlsHandshakesPerSecond"), DEFAULT_TLS_HANDSHAKES_PER_SECOND),
+                in.positiveInt(key("limits", "maxPartitionsPerRequest"), DEFAULT_MAX_PARTITIONS_PER_REQUEST),
+                in.positiveInt(key("limits", "maxTopicsPerMetadataRequest"), DEFAULT_MAX_TOPICS_PER_METADATA));
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));

@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
 final class ConfigReader {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+    private static final Pattern BYTE_SIZE = Pattern.compile("(\\d{1,12})(Ki|Mi|Gi)?");
+    private static final String BYTE_SIZE_EXPECTED = "a positive byte size like 268435456, 512Mi or 1Gi";
 
     private final ObjectNode root;
     private final Map<String, String> environment;
@@ -96,6 +98,11 @@ final class ConfigReader {
         }
         report(value, "true or false");
         return fallback;
+    }
+
+    /** An optional positive number of bytes, plain or with a binary suffix (Ki, Mi, Gi); {@code null} when not set. */
+    Long optionalByteSize(ConfigKey key) {
+        return scalar(key, null, BYTE_SIZE_EXPECTED, false, ConfigReader::byteSizeText, true);
     }
 
     /** An optional absolute file path; {@code null} when not set. */
@@ -353,6 +360,27 @@ final class ConfigReader {
             throw new Unfit(expected);
         }
         return (int) value;
+    }
+
+    private static Long byteSizeText(String text) throws Unfit {
+        Matcher matcher = BYTE_SIZE.matcher(text);
+        if (!matcher.matches()) {
+            throw new Unfit(BYTE_SIZE_EXPECTED);
+        }
+        int shift = matcher.group(2) == null ? 0 : switch (matcher.group(2)) {
+            case "Ki" -> 10;
+            case "Mi" -> 20;
+            default -> 30;
+        };
+        long amount = Long.parseLong(matcher.group(1));
+        if (amount > Long.MAX_VALUE >> shift) {
+            throw new Unfit(BYTE_SIZE_EXPECTED);
+        }
+        long bytes = amount << shift;
+        if (bytes <= 0) {
+            throw new Unfit(BYTE_SIZE_EXPECTED + " (zero is not allowed)");
+        }
+        return bytes;
     }
 
     private Duration durationText(String text) throws Unfit {

@@ -187,12 +187,16 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
 
     /**
      * Resource limits protecting the proxy from single clients: frame size, connection counts
-     * (in all and per client IP address), requests processed at once per connection, and the
-     * deadlines a connection must meet (TLS handshake, first request, completing a frame, idle).
+     * (in all and per client IP address), requests processed at once per connection, the
+     * deadlines a connection must meet (TLS handshake, first request, completing a frame, idle),
+     * how many connections and TLS handshakes start per second, how many partitions (topics of
+     * a Metadata request) one request may name, and the proxy-wide memory budget in bytes
+     * ({@code null}: half of the JVM's direct-memory limit).
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
-                         Duration frameCompletionTimeout) {}
+                         Duration frameCompletionTimeout, Long memoryBudget, int acceptsPerSecond,
+                         int tlsHandshakesPerSecond, int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {}
 
     /**
      * Routing behaviour: metadata cache age, retry backoff bounds, and an optional readiness bound

@@ -9,6 +9,7 @@ import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.leasehold.proxy.protocol.MalformedRequestException;
+import io.leasehold.proxy.protocol.RequestBounds;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -23,6 +24,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCounted;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,10 +33,14 @@ import org.slf4j.LoggerFactory;
  * One client connection: parses each frame's header, hands the request to the router at once
  * (requests run concurrently), and lets the {@link ResponseSequencer} put responses back in
  * request order. At most {@code maxInFlight} requests are processed at once (acks=0 produce
- * still being delivered included); frames read beyond that wait in arrival order, and reading
+ * still being delivered included); frames read beyond that wait in arrival order (and while the
+ * client is not taking its answers), and reading
  * pauses while any wait, while the client is not taking its responses, or while a backend
- * socket is full. {@link ClientDeadlines} closes connections that are too slow or idle. On
- * {@link #DRAIN} the connection stops reading, finishes what it has read, and closes.
+ * socket is full, or while the proxy-wide {@link MemoryBudget} is exhausted (frames read and
+ * half-read count against it until answered). Requests already read are always dispatched, so
+ * a pause never holds up the answers that end it. {@link ClientDeadlines} closes connections
+ * that are too slow or idle. On {@link #DRAIN} the connection stops reading, finishes what it
+ * has read, and closes.
  */
 final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     /** User event: the proxy is shutting down; finish the requests already read, then close. */
@@ -42,6 +48,13 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         @Override
         public String toString() {
             return "DRAIN";
+        }
+    };
+    /** User event: the memory budget turned exhausted or available; reading follows it. */
+    static final Object BUDGET_CHANGED = new Object() {
+        @Override
+        public String toString() {
+            return "BUDGET_CHANGED";
         }
     };
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnectionHandler.class);
@@ -55,6 +68,10 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private final KafkaFrameDecoder frames;
     private final ClientDeadlines deadlines;
     private final WarningRateLimiter warnings;
+    private final MemoryBudget budget;
+    private final RequestBounds bounds;
+    /** Bytes of a half-received frame charged to the budget. */
+    private int partialCharged;
     /** Frames read while {@code maxInFlight} requests were in progress, oldest first. */
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
     private ResponseSequencer sequencer;
@@ -64,6 +81,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean backendsWritable = true;
     private boolean draining;
     private boolean resuming;
+    private boolean resumeScheduled;
     private boolean closeRequested;
     private Channel channel;
 
@@ -74,8 +92,10 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     ClientConnectionHandler(RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
                             FrontendServer.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
-                            KafkaFrameDecoder frames, WarningRateLimiter warnings) {
+                            KafkaFrameDecoder frames, WarningRateLimiter warnings, MemoryBudget budget) {
         this.warnings = warnings;
+        this.budget = budget;
+        this.bounds = new RequestBounds(limits.maxPartitionsPerRequest(), limits.maxTopicsPerMetadataRequest());
         this.active = active;
         this.streamWriter = streamWriter;
         this.frames = frames;
@@ -91,7 +111,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         metrics.clientConnectionOpened();
         channel = ctx.channel();
-        sequencer = new ResponseSequencer(ctx.channel(), streamWriter);
+        sequencer = new ResponseSequencer(ctx.channel(), streamWriter, budget);
         work = new ConnectionWork(active, () -> ctx.executor().execute(() -> {
             deadlines.workDone();
             resume(ctx);
@@ -106,6 +126,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         client = new ClientContext(backends, new PartitionWriteOrder(), work, new NegotiatedVersions(), ctx.alloc(),
                 String.valueOf(ctx.channel().remoteAddress()), ctx.channel());
         deadlines.start(ctx.channel(), ctx.pipeline().get(SslHandler.class) != null);
+        updateAutoRead(ctx);
         ctx.fireChannelActive();
         if (draining) {
             closeWhenDone(ctx);
@@ -122,6 +143,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             frame.release();
             return;
         }
+        budget.charge(frame.readableBytes());
         if (!waiting.isEmpty() || atInFlightLimit()) {
             waiting.addLast(frame);
             metrics.requestQueued();
@@ -134,6 +156,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         deadlines.afterRead(frames.partialFrameBuffered());
+        int partial = frames.partialFrameBytes();
+        budget.charge(partial - partialCharged);
+        partialCharged = partial;
         ctx.fireChannelReadComplete();
     }
 
@@ -145,7 +170,12 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         return !waiting.isEmpty() || sequencer.pending() > 0 || work.running() > 0;
     }
 
-    /** Starts waiting frames while there is room, then reading again if nothing waits. */
+    /**
+     * Starts waiting frames while there is room and the client takes its answers, then reading
+     * again if nothing waits. At most {@code maxInFlight} frames start per pass: a client that
+     * pipelines thousands of requests answered at once gets the event loop back in turns, so
+     * the other connections on the loop are served in between.
+     */
     private void resume(ChannelHandlerContext ctx) {
         if (resuming) {
             // A request answered at once, while this loop dispatches: the loop goes on with the next one.
@@ -153,8 +183,14 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         resuming = true;
         try {
-            while (!waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()) {
+            int started = 0;
+            while (!waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive() && ctx.channel().isWritable()) {
+                if (started == maxInFlight) {
+                    resumeLater(ctx);
+                    break;
+                }
                 dispatch(ctx, waiting.pollFirst());
+                started++;
             }
         } finally {
             resuming = false;
@@ -163,12 +199,30 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         closeWhenDone(ctx);
     }
 
+    /**
+     * Goes on with the waiting frames after the event loop's next round of socket I/O. A
+     * scheduled task, not a plain one: Netty runs plain tasks queued meanwhile for up to a
+     * second before it reads sockets again, so a pass that queued its own continuation would
+     * starve every other connection on the loop.
+     */
+    private void resumeLater(ChannelHandlerContext ctx) {
+        if (!resumeScheduled) {
+            resumeScheduled = true;
+            ctx.executor().schedule(() -> {
+                resumeScheduled = false;
+                resume(ctx);
+            }, 0, TimeUnit.NANOSECONDS);
+        }
+    }
+
     private void dispatch(ChannelHandlerContext ctx, ByteBuf frame) {
+        int size = frame.readableBytes();
         RequestFrame request;
         try {
-            request = RequestFrame.parse(frame);
+            request = RequestFrame.parse(frame, bounds);
         } catch (MalformedRequestException e) {
             frame.release();
+            budget.release(size);
             reject(ctx, e.reason(), e.getMessage());
             return;
         }
@@ -185,15 +239,16 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         String description = request.toString();
         response.whenComplete((buf, error) -> {
             if (ctx.executor().inEventLoop()) {
-                finish(ctx, slot, description, request, started, buf, error);
+                finish(ctx, slot, description, request, size, started, buf, error);
             } else {
-                ctx.executor().execute(() -> finish(ctx, slot, description, request, started, buf, error));
+                ctx.executor().execute(() -> finish(ctx, slot, description, request, size, started, buf, error));
             }
         });
     }
 
     private void finish(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, String description,
-                        RequestFrame request, long started, ReferenceCounted response, Throwable error) {
+                        RequestFrame request, int size, long started, ReferenceCounted response, Throwable error) {
+        budget.release(size);
         if (response instanceof ResponseStream stream) {
             // Still arriving: it counts as in flight, and a graceful drain waits, until its last byte is out.
             stream.onClose(() -> {
@@ -233,7 +288,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        updateAutoRead(ctx);
+        // Frames waiting for the client to take its answers may start now.
+        resume(ctx);
         // Slow client: stop pulling responses from its brokers too, so memory stays bounded.
         backends.setAutoRead(ctx.channel().isWritable());
         ctx.fireChannelWritabilityChanged();
@@ -241,7 +297,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
         boolean read = !draining && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
-                && backendsWritable;
+                && backendsWritable && !budget.exhausted();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }
@@ -251,6 +307,12 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof SslHandshakeCompletionEvent completion && completion.isSuccess()) {
             deadlines.handshakeDone();
+        }
+        if (evt == BUDGET_CHANGED) {
+            if (sequencer != null) {
+                updateAutoRead(ctx);
+            }
+            return;
         }
         if (evt == DRAIN) {
             draining = true;
@@ -288,6 +350,11 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                 LOG.info("Closing client {}: a request frame was not completed within limits.frameCompletionTimeout",
                         client.remote());
             }
+            case RESPONSE_STALLED -> {
+                metrics.connectionTimedOut("response_stalled");
+                LOG.info("Closing client {}: it took no byte of its answers within limits.frameCompletionTimeout",
+                        client.remote());
+            }
         }
         channel.close();
     }
@@ -309,8 +376,13 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.clientConnectionClosed();
         deadlines.stop();
-        waiting.forEach(ByteBuf::release);
+        for (ByteBuf frame : waiting) {
+            budget.release(frame.readableBytes());
+            frame.release();
+        }
         waiting.clear();
+        budget.release(partialCharged);
+        partialCharged = 0;
         sequencer.close();
         // Requests already read still reach their brokers, as they would had the client stayed;
         // only their retries stop, since nobody waits for the answer.

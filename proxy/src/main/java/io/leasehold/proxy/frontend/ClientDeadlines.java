@@ -12,14 +12,16 @@ import java.util.function.BooleanSupplier;
  * connecting (of completing its TLS handshake, which has its own timeout, on a TLS listener),
  * every frame complete within {@code frameCompletion} of its first byte, and a
  * complete request (or an answer going out) at least every {@code idle} while it has no work,
- * from the moment it connects (whichever of the first two deadlines ends first applies). During
- * a TLS handshake only the handshake's own timeout applies.
+ * from the moment it connects (whichever of the first two deadlines ends first applies), and
+ * answers it does not take must move: a connection whose socket stays full with no byte taken
+ * for {@code frameCompletion} is closed too, so answers queued for it do not hold the proxy's
+ * memory forever. During a TLS handshake only the handshake's own timeout applies.
  * Only complete requests count as activity: a byte now and then does not keep a connection
  * open. Checked by a timer on the connection's event loop; event-loop confined.
  */
 final class ClientDeadlines {
     /** What a connection failed to do in time. */
-    enum Expiry { FIRST_REQUEST, FRAME_COMPLETION, IDLE }
+    enum Expiry { FIRST_REQUEST, FRAME_COMPLETION, RESPONSE_STALLED, IDLE }
 
     /** Called once when a deadline is missed. */
     interface Listener {
@@ -40,6 +42,10 @@ final class ClientDeadlines {
     private boolean requestSeen;
     /** When the frame now being received started; 0 when no frame is partly received. */
     private long partialSince;
+    /** Since when the socket has been full without taking a byte; 0 while it takes answers. */
+    private long stalledSince;
+    private long unsentBefore;
+    private Channel channel;
     private ScheduledFuture<?> ticker;
 
     /**
@@ -62,6 +68,7 @@ final class ClientDeadlines {
      *                    with {@link #handshakeDone()}
      */
     void start(Channel channel, boolean handshaking) {
+        this.channel = channel;
         lastActivity = System.nanoTime();
         connectedAt = handshaking ? 0 : lastActivity;
         // A quarter of the shortest deadline: a miss is noticed within 25 % of it (at most a second late).
@@ -110,6 +117,8 @@ final class ClientDeadlines {
             expiry = Expiry.FIRST_REQUEST;
         } else if (partialSince != 0 && now - partialSince >= frameCompletionNanos) {
             expiry = Expiry.FRAME_COMPLETION;
+        } else if (answersStalled(now)) {
+            expiry = Expiry.RESPONSE_STALLED;
         } else if (connectedAt != 0 && partialSince == 0 && now - lastActivity >= idleNanos
                 && !hasWork.getAsBoolean()) {
             expiry = Expiry.IDLE;
@@ -118,5 +127,19 @@ final class ClientDeadlines {
             stop();
             listener.expired(expiry);
         }
+    }
+
+    /** Whether the socket has been full for {@code frameCompletion} without the client taking a byte. */
+    private boolean answersStalled(long now) {
+        if (channel.isWritable()) {
+            stalledSince = 0;
+            return false;
+        }
+        long unsent = channel.bytesBeforeWritable();
+        if (stalledSince == 0 || unsent < unsentBefore) {
+            stalledSince = now;
+        }
+        unsentBefore = unsent;
+        return now - stalledSince >= frameCompletionNanos;
     }
 }

@@ -46,11 +46,25 @@ public final class FrontendServer implements AutoCloseable {
      * {@code tlsHandshakeTimeout}, and every client must send its first complete request within
      * {@code firstRequestTimeout} and complete each frame within {@code frameCompletionTimeout},
      * so connections that never do cannot pile up; one client address holds at most
-     * {@code maxConnectionsPerIp} of the {@code maxConnections} slots.
+     * {@code maxConnectionsPerIp} of the {@code maxConnections} slots. At most
+     * {@code acceptsPerSecond} connections are taken on per second, and on a TLS listener at
+     * most {@code tlsHandshakesPerSecond} of them start a handshake; connects beyond either are
+     * closed at once. One request names at most {@code maxPartitionsPerRequest} partitions, one
+     * Metadata request at most {@code maxTopicsPerMetadataRequest} topics.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
-                         Duration frameCompletionTimeout) {
+                         Duration frameCompletionTimeout, int acceptsPerSecond, int tlsHandshakesPerSecond,
+                         int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {
+
+        /** Limits without rate limits or request bounds beyond the frame size. */
+        public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
+                      Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
+                      Duration frameCompletionTimeout) {
+            this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
+                    maxConnectionsPerIp, firstRequestTimeout, frameCompletionTimeout, Integer.MAX_VALUE,
+                    Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+        }
 
         /** Limits without a separate per-address cap, whose first request and frames may take up to {@code idleTimeout}. */
         public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
@@ -83,6 +97,9 @@ public final class FrontendServer implements AutoCloseable {
     private final WarningRateLimiter warnings;
     private final ActiveRequests active = new ActiveRequests();
     private final List<Channel> serverChannels = new ArrayList<>();
+    private final MemoryBudget budget;
+    private final AcceptRate accepts;
+    private final AcceptRate handshakes;
 
     /** A plaintext listener. */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
@@ -91,7 +108,8 @@ public final class FrontendServer implements AutoCloseable {
     }
 
     /**
-     * A listener on the bootstrap port only, with one TLS context for its life.
+     * A listener on the bootstrap port only, with one TLS context for its life and a memory budget
+     * that never pauses reading (tests of other limits).
      *
      * @param tls the server TLS context every client connection starts with; {@code null} for a
      *            plaintext listener
@@ -99,8 +117,19 @@ public final class FrontendServer implements AutoCloseable {
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
                           RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
                           SslContext tls) {
+        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, tls, new MemoryBudget(Long.MAX_VALUE));
+    }
+
+    /**
+     * A listener on the bootstrap port only, with one TLS context for its life.
+     *
+     * @param budget the proxy-wide memory budget; while it is exhausted no client connection reads
+     */
+    public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                          RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
+                          SslContext tls, MemoryBudget budget) {
         this(host, port, List.of(), bossGroup, workerGroup, router, connector, metrics, limits,
-                tls == null ? null : () -> tls);
+                tls == null ? null : () -> tls, budget);
     }
 
     /**
@@ -108,10 +137,11 @@ public final class FrontendServer implements AutoCloseable {
      * @param tls       the server TLS context for the next client connection, asked once per connection
      *                  (it changes when the certificate files are reloaded; open connections keep theirs);
      *                  {@code null} for a plaintext listener
+     * @param budget    the proxy-wide memory budget; while it is exhausted no client connection reads
      */
     public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
                           EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
-                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls) {
+                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls, MemoryBudget budget) {
         this.host = host;
         this.port = port;
         this.nodePorts = List.copyOf(nodePorts);
@@ -124,6 +154,11 @@ public final class FrontendServer implements AutoCloseable {
         this.tls = tls;
         this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxConnectionsPerIp());
         this.warnings = WarningRateLimiter.perSecond();
+        this.budget = budget;
+        this.accepts = new AcceptRate(limits.acceptsPerSecond(), System::nanoTime);
+        this.handshakes = new AcceptRate(limits.tlsHandshakesPerSecond(), System::nanoTime);
+        budget.addListener(exhausted -> clients.forEach(
+                ch -> ch.pipeline().fireUserEventTriggered(ClientConnectionHandler.BUDGET_CHANGED)));
     }
 
     /**
@@ -176,7 +211,7 @@ public final class FrontendServer implements AutoCloseable {
                                 frames,
                                 new LengthFieldPrepender(4),
                                 new ClientConnectionHandler(router, connector, metrics, limits, active, streamWriter,
-                                        frames, warnings));
+                                        frames, warnings, budget));
                     }
                 });
         Channel channel = bootstrap.bind(host, listenPort).sync().channel();
@@ -198,19 +233,32 @@ public final class FrontendServer implements AutoCloseable {
         }
     }
 
-    /** Takes a connection slot for {@code ch}, given back when it closes; closes it if there is none. */
+    /**
+     * Lets {@code ch} in if the accept rate (and on a TLS listener the handshake rate) allows
+     * and a connection slot is free, given back when it closes; closes it otherwise.
+     */
     private boolean admit(SocketChannel ch) {
+        if (!accepts.tryAcquire()) {
+            return refuse(ch, "accept_rate", "limits.acceptsPerSecond");
+        }
+        if (tls != null && !handshakes.tryAcquire()) {
+            return refuse(ch, "tls_handshake_rate", "limits.tlsHandshakesPerSecond");
+        }
         InetAddress address = ch.remoteAddress().getAddress();
         ConnectionSlots.Refusal refusal = slots.tryAcquire(address);
         if (refusal != null) {
-            metrics.connectionRefused(refusal.tag());
-            warnings.warn(LOG, "refused", ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(),
-                    refusal.limitKey());
-            ch.close();
-            return false;
+            return refuse(ch, refusal.tag(), refusal.limitKey());
         }
         ch.closeFuture().addListener(closed -> slots.release(address));
         return true;
+    }
+
+    private boolean refuse(SocketChannel ch, String reason, String limitKey) {
+        metrics.connectionRefused(reason);
+        warnings.warn(LOG, "refused", ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(),
+                limitKey);
+        ch.close();
+        return false;
     }
 
     /** Client connections currently open. */

@@ -1,6 +1,7 @@
 package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.backend.ResponseStream;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -14,13 +15,17 @@ import org.slf4j.LoggerFactory;
  * order: each request reserves a slot when it arrives; finished slots at the head are written.
  * A slot finished with {@code null} (acks=0 produce) is skipped. A {@link ResponseStream} is
  * handed to the connection's {@link ChunkedWriteHandler}, which keeps later responses queued
- * behind it until its last byte is out. Event-loop confined.
+ * behind it until its last byte is out. Whole answers count against the proxy's
+ * {@link MemoryBudget} from the moment they are ready until the socket took them (a stream's
+ * bytes do not: they are read from the broker only as fast as the client takes them).
+ * Event-loop confined.
  */
 final class ResponseSequencer {
     private static final Logger LOG = LoggerFactory.getLogger(ResponseSequencer.class);
 
     private final Channel channel;
     private final ChunkedWriteHandler streamWriter;
+    private final MemoryBudget budget;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
     private boolean closed;
 
@@ -28,11 +33,13 @@ final class ResponseSequencer {
     static final class Slot {
         private boolean done;
         private ReferenceCounted response;
+        private int charged;
     }
 
-    ResponseSequencer(Channel channel, ChunkedWriteHandler streamWriter) {
+    ResponseSequencer(Channel channel, ChunkedWriteHandler streamWriter, MemoryBudget budget) {
         this.channel = channel;
         this.streamWriter = streamWriter;
+        this.budget = budget;
     }
 
     Slot reserve() {
@@ -54,11 +61,15 @@ final class ResponseSequencer {
         }
         slot.done = true;
         slot.response = response;
+        if (response instanceof ByteBuf answer) {
+            slot.charged = answer.readableBytes();
+            budget.charge(slot.charged);
+        }
         boolean wrote = false;
         while (!slots.isEmpty() && slots.peekFirst().done) {
             Slot head = slots.pollFirst();
             if (head.response != null) {
-                write(head.response);
+                write(head.response, head.charged);
                 head.response = null;
                 wrote = true;
             }
@@ -68,9 +79,9 @@ final class ResponseSequencer {
         }
     }
 
-    private void write(ReferenceCounted response) {
+    private void write(ReferenceCounted response, int charged) {
         if (!(response instanceof ResponseStream stream)) {
-            channel.write(response, channel.voidPromise());
+            channel.write(response).addListener(written -> budget.release(charged));
             return;
         }
         stream.onData(streamWriter::resumeTransfer);
@@ -88,8 +99,11 @@ final class ResponseSequencer {
     void close() {
         closed = true;
         for (Slot slot : slots) {
-            ReferenceCountUtil.release(slot.response);
-            slot.response = null;
+            if (slot.response != null) {
+                ReferenceCountUtil.release(slot.response);
+                budget.release(slot.charged);
+                slot.response = null;
+            }
         }
         slots.clear();
     }

@@ -24,6 +24,11 @@ public final class KafkaFrameDecoder extends LengthFieldBasedFrameDecoder {
         return actualReadableBytes() > 0;
     }
 
+    /** Bytes of a frame not yet complete, buffered while waiting for the rest. */
+    public int partialFrameBytes() {
+        return actualReadableBytes();
+    }
+
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
         if (!ctx.channel().isActive()) {

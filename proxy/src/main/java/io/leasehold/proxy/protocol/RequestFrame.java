@@ -22,19 +22,27 @@ public final class RequestFrame extends AbstractReferenceCounted {
     private final ByteBuf frame;
     private final RequestHeader header;
     private final int headerSize;
+    private final RequestBounds bounds;
 
-    private RequestFrame(ByteBuf frame, RequestHeader header, int headerSize) {
+    private RequestFrame(ByteBuf frame, RequestHeader header, int headerSize, RequestBounds bounds) {
         this.frame = frame;
         this.header = header;
         this.headerSize = headerSize;
+        this.bounds = bounds;
+    }
+
+    /** Parses the header of a frame whose body is bounded only by its size; see {@link #parse(ByteBuf, RequestBounds)}. */
+    public static RequestFrame parse(ByteBuf frame) throws MalformedRequestException {
+        return parse(frame, RequestBounds.NONE);
     }
 
     /**
      * Parses the header of {@code frame}; takes ownership of the frame on success only.
      *
+     * @param bounds what the body may hold, checked when it is decoded
      * @throws MalformedRequestException when the API key is unknown or the header is truncated
      */
-    public static RequestFrame parse(ByteBuf frame) throws MalformedRequestException {
+    public static RequestFrame parse(ByteBuf frame, RequestBounds bounds) throws MalformedRequestException {
         int length = frame.readableBytes();
         if (length < 8) {
             throw new MalformedRequestException("malformed",
@@ -50,7 +58,7 @@ public final class RequestFrame extends AbstractReferenceCounted {
         int start = nio.position();
         try {
             RequestHeader header = RequestHeader.parse(nio);
-            return new RequestFrame(frame, header, nio.position() - start);
+            return new RequestFrame(frame, header, nio.position() - start, bounds);
         } catch (RuntimeException e) {
             throw new MalformedRequestException("malformed", "cannot read the " + ApiKeys.forId(apiKeyId).name
                     + " v" + version + " request header in a " + length + "-byte frame: " + e.getMessage(), e);
@@ -76,7 +84,8 @@ public final class RequestFrame extends AbstractReferenceCounted {
     /**
      * Decodes the body with the kafka-clients generated class for this API and version.
      *
-     * @throws MalformedRequestException when the body does not parse (truncated, corrupt)
+     * @throws MalformedRequestException when the body does not parse (truncated, corrupt) or
+     *                                   holds more than the frame's {@link RequestBounds} allow
      */
     @SuppressWarnings("unchecked")
     public <T extends ApiMessage> T decodeBody() throws MalformedRequestException {
@@ -89,6 +98,7 @@ public final class RequestFrame extends AbstractReferenceCounted {
                     + version() + " (correlation id " + correlationId() + ", " + bodyLength + " body bytes): "
                     + e, e);
         }
+        bounds.check(message, apiKey().name + " v" + version() + " (correlation id " + correlationId() + ")");
         return (T) message;
     }
 

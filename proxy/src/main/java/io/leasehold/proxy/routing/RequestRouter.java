@@ -4,6 +4,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -20,7 +21,6 @@ import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -57,6 +57,7 @@ public final class RequestRouter implements RequestHandler {
     private final MetadataAccess metadataAccess;
     private final ListingAccess listingAccess;
     private final AclApis aclApis;
+    private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
     /** Settings the router needs from the configuration. */
     public record Settings(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
@@ -272,7 +273,7 @@ public final class RequestRouter implements RequestHandler {
                 short version = request.version();
                 result.whenComplete((response, error) -> {
                     if (error != null) {
-                        LOG.warn("acks=0 produce from {} could not be delivered: {}", client.remote(), error.toString());
+                        undelivered.failed(client, error);
                     } else {
                         logUndelivered((ByteBuf) response, version, client);
                     }
@@ -289,17 +290,9 @@ public final class RequestRouter implements RequestHandler {
     }
 
     /** Logs the partitions of an acks=0 produce that no owner took (the client never hears of them). */
-    private static void logUndelivered(ByteBuf response, short version, ClientContext client) {
+    private void logUndelivered(ByteBuf response, short version, ClientContext client) {
         try {
-            ProduceResponseData answer = KafkaMessages.decodeResponse(response, ApiKeys.PRODUCE, version);
-            for (ProduceResponseData.TopicProduceResponse topic : answer.responses()) {
-                for (ProduceResponseData.PartitionProduceResponse partition : topic.partitionResponses()) {
-                    if (partition.errorCode() != Errors.NONE.code()) {
-                        LOG.warn("acks=0 produce from {} could not be delivered to {}-{}: {}", client.remote(),
-                                topic.name(), partition.index(), Errors.forCode(partition.errorCode()));
-                    }
-                }
-            }
+            undelivered.undelivered(client, KafkaMessages.decodeResponse(response, ApiKeys.PRODUCE, version));
         } finally {
             response.release();
         }

@@ -1,5 +1,7 @@
 package io.leasehold.proxy.admin;
 
+import io.leasehold.proxy.frontend.MemoryBudget;
+
 import io.leasehold.proxy.security.AuthenticationMetrics;
 import io.leasehold.proxy.tls.CertificateExpiryMetrics;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -111,6 +113,7 @@ class ProxyMetricsTest {
     @Test
     void operationsGuideDocumentsExactlyTheProxyMetrics() throws Exception {
         metrics.bindRoutingTable(new FixedRoutingTable());
+        metrics.bindMemoryBudget(new MemoryBudget(1 << 20));
         metrics.requestCompleted(ApiKeys.PRODUCE, 1_000, false);
         metrics.retried(ApiKeys.PRODUCE);
         metrics.frameRejected("oversized");

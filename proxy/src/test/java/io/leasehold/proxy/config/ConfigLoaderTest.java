@@ -34,7 +34,8 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(3), 64 << 20));
         assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094, ProxyConfig.RoutesAccess.OPEN));
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
-                Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+                Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30), null, 2000, 500, 100_000,
+                20_000));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
                 Duration.ofMillis(500), null));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
@@ -50,7 +51,8 @@ class ConfigLoaderTest {
                 admin:    { host: 127.0.0.1, port: 19001, routes: "off" }
                 limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5,
                             tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
-                            frameCompletionTimeout: 6s }
+                            frameCompletionTimeout: 6s, memoryBudget: 384Mi, acceptsPerSecond: 40,
+                            tlsHandshakesPerSecond: 30, maxPartitionsPerRequest: 900, maxTopicsPerMetadataRequest: 80 }
                 routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s }
                 shutdown: { drainTimeout: 7s }
                 """, "full.yaml");
@@ -63,10 +65,24 @@ class ConfigLoaderTest {
                         Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2), 2_097_152),
                 new ProxyConfig.Admin("127.0.0.1", 19001, ProxyConfig.RoutesAccess.OFF),
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
-                        Duration.ofSeconds(4), Duration.ofSeconds(6)),
+                        Duration.ofSeconds(4), Duration.ofSeconds(6), 384L << 20, 40, 30, 900, 80),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
                         Duration.ofSeconds(45)),
                 new ProxyConfig.Shutdown(Duration.ofSeconds(7))));
+    }
+
+    @Test
+    void memoryBudgetTakesBytesOrBinarySuffixesAndRefusesAnythingElse() throws ConfigException {
+        assertThat(loader.parse(MINIMAL + "limits: { memoryBudget: 268435456 }\n", "config.yaml").limits().memoryBudget())
+                .isEqualTo(256L << 20);
+        assertThat(loader.parse(MINIMAL + "limits: { memoryBudget: 2Gi }\n", "config.yaml").limits().memoryBudget())
+                .isEqualTo(2L << 30);
+
+        assertThat(parseFailure(MINIMAL + "limits: { memoryBudget: 512MB }\n").problems()).containsExactly(
+                "config.yaml: limits.memoryBudget: expected a positive byte size like 268435456, 512Mi or 1Gi, got \"512MB\"");
+        assertThat(parseFailure(MINIMAL + "limits: { memoryBudget: 0Mi }\n").problems()).containsExactly(
+                "config.yaml: limits.memoryBudget: expected a positive byte size like 268435456, 512Mi or 1Gi "
+                        + "(zero is not allowed), got \"0Mi\"");
     }
 
     @Test

@@ -50,6 +50,28 @@ class LauncherScriptTest {
     }
 
     @Test
+    void directMemoryIsAQuarterOfTheMemoryLimit() throws Exception {
+        writeEchoJar(home.resolve("lib/leasehold-proxy-1.0-all.jar"));
+
+        CommandResult result = launch(Map.of("LEASEHOLD_MEMORY_LIMIT_BYTES", String.valueOf(1L << 30)), "--config",
+                "x.yaml");
+
+        assertThat(result.succeeded()).as(result.describe()).isTrue();
+        assertThat(result.stdout()).contains("-XX:MaxDirectMemorySize=" + (256L << 20))
+                .contains("-XX:MaxRAMPercentage=40");
+    }
+
+    @Test
+    void aMemoryLimitThatIsNotANumberIsRefusedByName() throws Exception {
+        writeEchoJar(home.resolve("lib/leasehold-proxy-1.0-all.jar"));
+
+        CommandResult result = launch(Map.of("LEASEHOLD_MEMORY_LIMIT_BYTES", "1Gi"), "--config", "x.yaml");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("LEASEHOLD_MEMORY_LIMIT_BYTES must be a number of bytes, got '1Gi'");
+    }
+
+    @Test
     void javaOptsReplaceTheDefaults() throws Exception {
         writeEchoJar(home.resolve("lib/leasehold-proxy-1.0-all.jar"));
 
@@ -74,6 +96,7 @@ class LauncherScriptTest {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().remove("JAVA_OPTS");
         builder.environment().remove("LEASEHOLD_PROXY_JAR");
+        builder.environment().remove("LEASEHOLD_MEMORY_LIMIT_BYTES");
         builder.environment().putAll(environment);
         Process process = builder.start();
         process.getOutputStream().close();

@@ -7,11 +7,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A plaintext {@link FrontendServer} on a free loopback port with its own one-thread event
+ * A {@link FrontendServer} (plaintext unless given a TLS context) on a free loopback port with its own one-thread event
  * loops, for the listener's tests; closing it stops the server and its loops.
  */
 final class LoopbackListener implements AutoCloseable {
@@ -22,9 +23,23 @@ final class LoopbackListener implements AutoCloseable {
 
     LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits)
             throws InterruptedException {
+        this(handler, registry, limits, new MemoryBudget(Long.MAX_VALUE));
+    }
+
+    /** A listener whose connections stop reading while {@code budget} is used up. */
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits, MemoryBudget budget)
+            throws InterruptedException {
+        this(handler, registry, limits, budget, null);
+    }
+
+    /** A TLS listener when {@code tls} is not {@code null}. */
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits, MemoryBudget budget,
+                     SslContext tls) throws InterruptedException {
+        ProxyMetrics metrics = new ProxyMetrics(registry);
+        metrics.bindMemoryBudget(budget);
         server = new FrontendServer("127.0.0.1", 0, boss, workers, handler,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
-                new ProxyMetrics(registry), limits);
+                metrics, limits, tls, budget);
         port = server.start().getPort();
     }
 

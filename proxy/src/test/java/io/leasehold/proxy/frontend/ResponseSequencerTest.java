@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class ResponseSequencerTest {
     private final ChunkedWriteHandler writer = new ChunkedWriteHandler();
     private final EmbeddedChannel channel = new EmbeddedChannel(writer);
-    private final ResponseSequencer sequencer = new ResponseSequencer(channel, writer);
+    private final MemoryBudget budget = new MemoryBudget(1 << 20);
+    private final ResponseSequencer sequencer = new ResponseSequencer(channel, writer, budget);
 
     @AfterEach
     void releaseWhatIsLeft() {
@@ -54,6 +55,29 @@ class ResponseSequencerTest {
         assertThat(read(channel)).isEqualTo("2");
         assertThat(read(channel)).isEqualTo("3");
         assertThat(sequencer.pending()).isZero();
+    }
+
+    @Test
+    void answersCountAgainstTheMemoryBudgetUntilTheSocketTookThemOrTheConnectionClosed() {
+        ResponseSequencer.Slot first = sequencer.reserve();
+        ResponseSequencer.Slot second = sequencer.reserve();
+        ResponseSequencer.Slot third = sequencer.reserve();
+
+        sequencer.complete(second, text("12345"));
+        assertThat(budget.used()).as("ready, waiting for the answer before it").isEqualTo(5);
+        sequencer.complete(first, text("123"));
+        assertThat(budget.used()).as("both written").isZero();
+
+        sequencer.complete(third, text("1234567"));
+        assertThat(budget.used()).isZero();
+        ResponseSequencer.Slot fourth = sequencer.reserve();
+        ResponseSequencer.Slot fifth = sequencer.reserve();
+        sequencer.complete(fifth, text("12"));
+        assertThat(budget.used()).isEqualTo(2);
+        sequencer.close();
+        assertThat(budget.used()).as("dropped with the connection").isZero();
+        sequencer.complete(fourth, text("late"));
+        assertThat(budget.used()).isZero();
     }
 
     @Test

@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCounted;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -123,6 +125,27 @@ class SlowClientLimitsTest {
             assertThat(in.readInt()).as("answered on the same connection").isEqualTo(7);
         }
         assertThat(registry.get("leasehold.client.connections.idle.closed").counter().count()).isZero();
+    }
+
+    @Test
+    void aClientThatTakesNoneOfItsAnswersIsClosedAtTheFrameCompletionDeadline() throws Exception {
+        handler = (request, client) -> {
+            // 2 MiB per answer: eight of them overflow the socket buffers and the 1 MiB write mark.
+            ByteBuf answer = Unpooled.buffer(2 << 20).writeInt(request.correlationId()).writeZero((2 << 20) - 4);
+            request.release();
+            return CompletableFuture.completedFuture(answer);
+        };
+        try (Socket sleeper = new Socket()) {
+            sleeper.setReceiveBufferSize(4096);
+            sleeper.connect(new InetSocketAddress("127.0.0.1", port));
+            for (int i = 0; i < 8; i++) {
+                sleeper.getOutputStream().write(apiVersionsRequest(i));
+            }
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> counted("leasehold.client.connections.timed.out", "response_stalled") == 1);
+        }
+        assertThat(registry.get("leasehold.client.connections.idle.closed").counter().count()).isZero();
+        assertThat(counted("leasehold.client.connections.timed.out", "frame_completion")).isZero();
     }
 
     @Test
