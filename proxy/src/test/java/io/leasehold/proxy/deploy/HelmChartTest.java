@@ -606,6 +606,7 @@ class HelmChartTest {
         assertThat(json.path("schemaVersion").asInt()).isGreaterThanOrEqualTo(36);
         assertThat(datasource.path("type").asText()).isEqualTo("datasource");
         assertThat(datasource.path("query").asText()).isEqualTo("prometheus");
+        assertThat(dashboard.variable("job").path("datasource").path("uid").asText()).isEqualTo("${datasource}");
         assertThat(dashboard.panels()).hasSizeGreaterThan(15).allSatisfy(panel -> {
             assertThat(panel.path("datasource").path("uid").asText()).as(panel.path("title").asText()).isEqualTo("${datasource}");
             assertThat(panel.path("targets")).as(panel.path("title").asText()).isNotEmpty().allSatisfy(target ->
