@@ -137,12 +137,12 @@ class PrometheusAlertsEndToEndTest {
 
     @Test
     @Order(1)
-    void quietWhileHealthyThenABrokerKillFiresExactlyTheRequestErrorsAlert() {
+    void quietWhileHealthyThenABrokerKillFiresExactlyTheRequestErrorsAlert() throws InterruptedException {
         awaitTrafficSeenByPrometheus();
         for (int evaluation = 0; evaluation < 5; evaluation++) {
             assertThat(alertsApartFromSpeed("firing")).as("firing while healthy; %s", signals()).isEmpty();
             assertThat(alertsApartFromSpeed("pending")).as("pending while healthy; %s", signals()).isEmpty();
-            sleep(INTERVAL);
+            Thread.sleep(INTERVAL.toMillis());
         }
 
         long killedAt = System.nanoTime();
@@ -152,7 +152,7 @@ class PrometheusAlertsEndToEndTest {
         System.out.printf("%s firing %d ms after broker %d was killed (for: %s); %s%n", EXPECTED_ON_BROKER_KILL,
                 Duration.ofNanos(System.nanoTime() - killedAt).toMillis(), killedBroker, FOR, signals());
         awaitProducersRecovered();
-        sleep(INTERVAL.multipliedBy(3));
+        Thread.sleep(INTERVAL.multipliedBy(3).toMillis());
 
         assertThat(alertsApartFromSpeed("firing")).as("firing after broker %d was killed; %s", killedBroker, signals())
                 .isEqualTo(new TreeSet<>(EXPECTED_ON_BROKER_KILL));
@@ -259,14 +259,5 @@ class PrometheusAlertsEndToEndTest {
      */
     private static ConditionFactory bounded() {
         return await().atMost(BOUND).ignoreExceptionsInstanceOf(IllegalStateException.class);
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }
