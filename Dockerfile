@@ -1,6 +1,7 @@
 # Container image of the Leasehold proxy (the default image of helm/leasehold-proxy).
-#   docker build -t ghcr.io/leasehold/leasehold-proxy:0.1.0-SNAPSHOT .
-# The tag the chart uses by default is its appVersion, which equals the Maven project version.
+#   docker build -t ghcr.io/leasehold/leasehold-proxy:0.1.0 .
+# The tag the chart uses by default is its appVersion: the Maven project version without
+# -SNAPSHOT. Run development builds by digest (chart value image.digest), never a reused tag.
 
 # --- build: the shaded jar, tests skipped (CI runs them on the same sources) ---------------
 FROM maven:3.9-eclipse-temurin-17 AS build

@@ -38,8 +38,13 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- end }}
 
+{{/* repository@digest when a digest is given (immutable), else repository:tag (appVersion by default). */}}
 {{- define "leasehold-proxy.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
 {{- end }}
 
 {{/* The single address the proxy tier advertises to clients. */}}

@@ -32,9 +32,7 @@ class AlertRulesTest {
     @BeforeAll
     static void installPromtool() {
         tools = ChartTools.install();
-        CommandResult ensured = tools.run(List.of(tools.repo().resolve("scripts/ensure-prometheus").toString()), null);
-        assertThat(ensured.succeeded()).as("scripts/ensure-prometheus: " + ensured.describe()).isTrue();
-        promtool = ensured.stdout().strip();
+        promtool = tools.ensurePrometheus();
     }
 
     @Test
@@ -52,13 +50,7 @@ class AlertRulesTest {
         assertThat(test.succeeded()).as(test.describe()).isTrue();
 
         assertThat(firingCases(tools.readYaml(cases))).as("alerts with a case where they fire")
-                .containsAll(alertNames(tools.documents(tools.documentedAlertRules()).get(0)));
-    }
-
-    private static Set<String> alertNames(JsonNode rules) {
-        Set<String> names = new HashSet<>();
-        rules.path("groups").forEach(group -> group.path("rules").forEach(rule -> names.add(rule.path("alert").asText())));
-        return names;
+                .containsAll(tools.documentedAlertNames());
     }
 
     private static Set<String> firingCases(JsonNode cases) {

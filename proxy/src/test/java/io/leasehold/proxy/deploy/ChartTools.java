@@ -61,6 +61,18 @@ final class ChartTools {
         return new ChartTools(repo, ensured.stdout().strip());
     }
 
+    /**
+     * Makes sure promtool and prometheus are installed ({@code scripts/ensure-prometheus}) and
+     * returns the promtool path.
+     */
+    String ensurePrometheus() {
+        CommandResult ensured = run(List.of(repo.resolve("scripts/ensure-prometheus").toString()), null);
+        if (!ensured.succeeded()) {
+            throw new IllegalStateException("scripts/ensure-prometheus failed: " + ensured.describe());
+        }
+        return ensured.stdout().strip();
+    }
+
     Path repo() {
         return repo;
     }
@@ -81,6 +93,14 @@ final class ChartTools {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The names of the alerts docs/operations.md explains, in their order there. */
+    List<String> documentedAlertNames() {
+        List<String> names = new ArrayList<>();
+        documents(documentedAlertRules()).get(0).path("groups").forEach(group ->
+                group.path("rules").forEach(rule -> names.add(rule.path("alert").asText())));
+        return names;
     }
 
     CommandResult helm(String... args) {

@@ -469,6 +469,15 @@ class HelmChartTest {
             "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
             "imageTag=latest                                   | additional properties 'imageTag' not allowed",
+            "image.tag=0.1.0-SNAPSHOT                          | /image/tag",
+            "metrics.prometheusRule.for.Bogus=1m               | at '/metrics/prometheusRule/for': additional properties 'Bogus' not allowed",
+            "metrics.prometheusRule.for.LeaseholdBadFrames=soon | /metrics/prometheusRule/for/LeaseholdBadFrames",
+            "dashboard.label=not a label                       | /dashboard/label",
+            "networkPolicy.extraKafkaPorts[0]=70000            | /networkPolicy/extraKafkaPorts/0",
+            "networkPolicy.clients[0].ipBlock.cidr=everyone    | /networkPolicy/clients/0/ipBlock/cidr",
+            "networkPolicy.monitoring[0].podSelectors.a=b      | at '/networkPolicy/monitoring/0': additional properties 'podSelectors' not allowed",
+            "image.digest=sha256:abc                           | /image/digest",
+            "image.digest=latest                               | /image/digest",
             "service.type=NodePort,config.listener.advertisedHost=nodes.example | at '/service/nodePort': got null, want integer",
             "presentation.mode=every-broker                    | /presentation/mode",
             "presentation.nodeCount=500                        | /presentation/nodeCount",
@@ -549,16 +558,29 @@ class HelmChartTest {
     }
 
     @Test
-    void defaultImageIsTheOneTheDockerfileBuildsForThisVersion() throws Exception {
+    void defaultImageIsTheReleaseTagOfThisVersionNeverAMutableSnapshot() throws Exception {
         JsonNode chartYaml = tools.readYaml(tools.chart().resolve("Chart.yaml"));
-        String projectVersion = projectVersion();
+        String releaseVersion = projectVersion().replaceFirst("-SNAPSHOT$", "");
         String dockerfile = Files.readString(tools.repo().resolve("Dockerfile"));
 
-        assertThat(chartYaml.path("appVersion").asText()).isEqualTo(projectVersion);
+        assertThat(chartYaml.path("appVersion").asText()).isEqualTo(releaseVersion).doesNotContain("SNAPSHOT");
+        assertThat(chartYaml.path("version").asText()).doesNotContain("SNAPSHOT");
         assertThat(render("defaults").proxyContainer().path("image").asText())
-                .isEqualTo("ghcr.io/leasehold/leasehold-proxy:" + projectVersion);
-        assertThat(dockerfile).contains("USER 10001:10001");
+                .isEqualTo("ghcr.io/leasehold/leasehold-proxy:" + releaseVersion);
+        assertThat(dockerfile).contains("leasehold-proxy:" + releaseVersion + " .").contains("USER 10001:10001");
         assertThat(render("defaults").podSpec().path("securityContext").path("runAsUser").asInt()).isEqualTo(10001);
+    }
+
+    @Test
+    void aDigestPinsTheImageWhateverTheTag() {
+        String digest = "sha256:" + "0123456789abcdef".repeat(4);
+
+        String pinned = rendered(tools.template("--set", "image.digest=" + digest, "--set", "image.tag=0.2.0"))
+                .proxyContainer().path("image").asText();
+        String tagged = rendered(tools.template("--set", "image.tag=0.2.0")).proxyContainer().path("image").asText();
+
+        assertThat(pinned).isEqualTo("ghcr.io/leasehold/leasehold-proxy@" + digest);
+        assertThat(tagged).isEqualTo("ghcr.io/leasehold/leasehold-proxy:0.2.0");
     }
 
     @Test
@@ -599,6 +621,116 @@ class HelmChartTest {
                 "--set", "config.admin.routes=open")).proxyConfig().admin();
         assertThat(chosen.host()).isEqualTo("127.0.0.1");
         assertThat(chosen.routes()).isEqualTo(ProxyConfig.RoutesAccess.OPEN);
+    }
+
+    @Test
+    void networkPolicyAdmitsOnlyTheListedTrafficInAndOut() {
+        RenderedChart chart = render("locked-down-values.yaml");
+        JsonNode values = tools.readYaml(tools.chart().resolve("ci/locked-down-values.yaml")).path("networkPolicy");
+        JsonNode spec = chart.only("NetworkPolicy").path("spec");
+        JsonNode ingress = spec.path("ingress");
+        JsonNode egress = spec.path("egress");
+
+        assertThat(spec.path("podSelector")).isEqualTo(chart.only("Deployment").path("spec").path("selector"));
+        assertThat(spec.path("policyTypes").toString()).isEqualTo("[\"Ingress\",\"Egress\"]");
+        assertThat(ingress).hasSize(2);
+        assertThat(ports(ingress.get(0))).containsExactly("TCP/" + containerPort(chart, "kafka"), "TCP/9100", "TCP/9101");
+        assertThat(ingress.get(0).path("from")).isEqualTo(values.path("clients"));
+        assertThat(ports(ingress.get(1))).containsExactly("TCP/" + containerPort(chart, "admin"));
+        assertThat(ingress.get(1).path("from")).isEqualTo(values.path("monitoring"));
+        assertThat(egress).hasSize(3);
+        assertThat(ports(egress.get(0))).containsExactly("TCP/2379");
+        assertThat(egress.get(0).path("to")).isEqualTo(values.path("etcd"));
+        assertThat(ports(egress.get(1))).containsExactly("TCP/9092", "TCP/9093");
+        assertThat(egress.get(1).path("to")).isEqualTo(values.path("brokers"));
+        assertThat(ports(egress.get(2))).containsExactly("UDP/53", "TCP/53");
+        assertThat(egress.get(2).path("to")).isEqualTo(values.path("dns"));
+
+        assertThat(render("defaults").all("NetworkPolicy")).as("off by default").isEmpty();
+    }
+
+    @Test
+    void networkPolicyWithoutPeersOpensTheKafkaPortClosesTheAdminPortAndLimitsEgressByPort() {
+        JsonNode spec = rendered(tools.template("--set", "networkPolicy.enabled=true")).only("NetworkPolicy").path("spec");
+
+        assertThat(spec.path("ingress")).hasSize(1);
+        assertThat(ports(spec.path("ingress").get(0))).containsExactly("TCP/9092");
+        assertThat(spec.path("ingress").get(0).has("from")).as("every client source").isFalse();
+        assertThat(spec.path("egress")).extracting(HelmChartTest::ports).containsExactly(List.of("TCP/2379"),
+                List.of("TCP/9092"), List.of("UDP/53", "TCP/53"));
+        assertThat(spec.path("egress")).noneSatisfy(rule -> assertThat(rule.has("to")).isTrue());
+    }
+
+    private static List<String> ports(JsonNode rule) {
+        List<String> ports = new ArrayList<>();
+        rule.path("ports").forEach(p -> ports.add(p.path("protocol").asText() + "/" + p.path("port").asText()));
+        return ports;
+    }
+
+    @Test
+    void dashboardConfigMapCarriesTheChartsDashboardForTheSidecar() throws Exception {
+        String dashboard = Files.readString(tools.chart().resolve("files/grafana-dashboard.json"));
+        JsonNode chosen = render("locked-down-values.yaml").named("ConfigMap", "lh-leasehold-proxy-dashboard").orElseThrow();
+        JsonNode usual = rendered(tools.template("--set", "dashboard.enabled=true"))
+                .named("ConfigMap", "lh-leasehold-proxy-dashboard").orElseThrow();
+
+        assertThat(chosen.path("metadata").path("labels").path("grafana.example.com/dashboard").asText()).isEqualTo("leasehold");
+        assertThat(chosen.path("metadata").path("annotations").path("grafana_folder").asText()).isEqualTo("Kafka");
+        assertThat(usual.path("metadata").path("labels").path("grafana_dashboard").asText()).isEqualTo("1");
+        assertThat(usual.path("data").path("leasehold-proxy.json").asText()).isEqualTo(dashboard.strip());
+        assertThat(render("defaults").named("ConfigMap", "lh-leasehold-proxy-dashboard")).as("off by default").isEmpty();
+    }
+
+    @Test
+    void dashboardHasAStableUidASchemaVersionAndEveryPanelQueriesTheChosenPrometheus() {
+        GrafanaDashboard dashboard = GrafanaDashboard.ofChart(tools.chart());
+        JsonNode json = dashboard.json();
+        JsonNode datasource = dashboard.variable("datasource");
+
+        assertThat(json.path("uid").asText()).isEqualTo("leasehold-proxy");
+        assertThat(json.path("schemaVersion").asInt()).isGreaterThanOrEqualTo(36);
+        assertThat(datasource.path("type").asText()).isEqualTo("datasource");
+        assertThat(datasource.path("query").asText()).isEqualTo("prometheus");
+        assertThat(dashboard.variable("job").path("datasource").path("uid").asText()).isEqualTo("${datasource}");
+        assertThat(dashboard.panels()).hasSizeGreaterThan(15).allSatisfy(panel -> {
+            assertThat(panel.path("datasource").path("uid").asText()).as(panel.path("title").asText()).isEqualTo("${datasource}");
+            assertThat(panel.path("targets")).as(panel.path("title").asText()).isNotEmpty().allSatisfy(target ->
+                    assertThat(target.path("datasource").path("uid").asText()).isEqualTo("${datasource}"));
+        });
+        List<Integer> ids = new ArrayList<>();
+        json.path("panels").forEach(p -> ids.add(p.path("id").asInt()));
+        assertThat(ids).doesNotHaveDuplicates().doesNotContain(0);
+        assertThat(dashboard.queries()).allSatisfy(q -> assertThat(q.expr()).as(q.panel()).contains("job=~\"$job\""));
+    }
+
+    @Test
+    void alertForDurationsAreReplacedOnlyForTheAlertsNamed() {
+        JsonNode documented = tools.documents(tools.documentedAlertRules()).get(0).path("groups").get(0).path("rules");
+        JsonNode rendered = render("locked-down-values.yaml").only("PrometheusRule").path("spec").path("groups").get(0)
+                .path("rules");
+
+        assertThat(rendered).hasSameSizeAs(documented);
+        for (int i = 0; i < documented.size(); i++) {
+            String alert = documented.get(i).path("alert").asText();
+            assertThat(rendered.get(i).path("for").asText()).as(alert)
+                    .isEqualTo("LeaseholdRequestErrors".equals(alert) ? "10m" : documented.get(i).path("for").asText());
+        }
+    }
+
+    @Test
+    void externalSecretChangesRollThePodsThroughAPodAnnotationOrAReloader() {
+        RenderedChart chart = render("locked-down-values.yaml");
+        JsonNode before = render("defaults").only("Deployment").path("spec").path("template");
+        JsonNode bumped = rendered(tools.template("--set-string", "podAnnotations.leasehold/secrets-revision=2"))
+                .only("Deployment").path("spec").path("template");
+
+        assertThat(chart.only("Deployment").path("metadata").path("annotations").path("reloader.stakater.com/auto").asText())
+                .isEqualTo("true");
+        assertThat(bumped).as("a changed pod template is what rolls the pods").isNotEqualTo(before);
+        assertThat(bumped.path("metadata").path("annotations").path("leasehold/secrets-revision").asText()).isEqualTo("2");
+        assertThat(chart.proxyContainer().path("image").asText())
+                .isEqualTo("ghcr.io/leasehold/leasehold-proxy@sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945");
+        assertThat(chart.manifests()).as("the chart makes no Secret of its own to checksum").doesNotContain("kind: Secret\n");
     }
 
     private static RenderedChart render(String valueSet) {

@@ -42,8 +42,13 @@ record RenderedChart(String manifests, List<JsonNode> documents) {
         throw new AssertionError("no container named proxy");
     }
 
+    /** The proxy.yaml of the one ConfigMap that has it (the dashboard ConfigMap does not). */
     String configText() {
-        return only("ConfigMap").path("data").path("proxy.yaml").asText();
+        List<JsonNode> configs = all("ConfigMap").stream().filter(c -> c.path("data").has("proxy.yaml")).toList();
+        if (configs.size() != 1) {
+            throw new AssertionError("expected exactly one ConfigMap with proxy.yaml, found " + configs.size());
+        }
+        return configs.get(0).path("data").path("proxy.yaml").asText();
     }
 
     /**

@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code intervalMillis} round-robin over a topic's partitions, on its own thread; keeps which
  * values were acknowledged and which sends failed.
  */
-final class JavaWriter implements AutoCloseable {
+public final class JavaWriter implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final Set<String> acked = ConcurrentHashMap.newKeySet();
     private final List<String> failures = new CopyOnWriteArrayList<>();
@@ -26,7 +26,7 @@ final class JavaWriter implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stopping;
 
-    JavaWriter(String bootstrap, String topic, int partitions, long intervalMillis) {
+    public JavaWriter(String bootstrap, String topic, int partitions, long intervalMillis) {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, "java-writer");
@@ -64,15 +64,15 @@ final class JavaWriter implements AutoCloseable {
         }
     }
 
-    long sent() {
+    public long sent() {
         return sent.get();
     }
 
-    Set<String> acked() {
+    public Set<String> acked() {
         return Set.copyOf(acked);
     }
 
-    List<String> failures() {
+    public List<String> failures() {
         return List.copyOf(failures);
     }
 

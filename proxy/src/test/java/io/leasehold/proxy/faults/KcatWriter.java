@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * partitioner. kcat reports a failed delivery on stderr ("Delivery failed") and exits non-zero;
  * with exit code 0 and no such line every record was acknowledged.
  */
-final class KcatWriter {
+public final class KcatWriter {
     private final Process process;
     private final Path stderr;
     private final List<String> sent = new CopyOnWriteArrayList<>();
@@ -24,7 +24,7 @@ final class KcatWriter {
     private volatile boolean stopping;
     private int exitCode = -1;
 
-    KcatWriter(String bootstrap, String topic, long intervalMillis, Path logDir) throws IOException {
+    public KcatWriter(String bootstrap, String topic, long intervalMillis, Path logDir) throws IOException {
         Files.createDirectories(logDir);
         stderr = logDir.resolve("kcat-producer-" + topic + ".log");
         process = new ProcessBuilder(List.of("kcat", "-P", "-b", bootstrap, "-t", topic, "-X", "acks=all",
@@ -51,7 +51,7 @@ final class KcatWriter {
     }
 
     /** Stops feeding, closes kcat's stdin and waits (bounded) for it to deliver and exit. */
-    void finish() throws InterruptedException {
+    public void finish() throws InterruptedException {
         stopping = true;
         feeder.join(5_000);
         if (process.waitFor(90, TimeUnit.SECONDS)) {
@@ -61,24 +61,24 @@ final class KcatWriter {
         }
     }
 
-    List<String> sent() {
+    public List<String> sent() {
         return List.copyOf(sent);
     }
 
-    int exitCode() {
+    public int exitCode() {
         return exitCode;
     }
 
     /** Lines in kcat's output that report a record it gave up on. */
-    List<String> deliveryFailures() throws IOException {
+    public List<String> deliveryFailures() throws IOException {
         return Files.readAllLines(stderr).stream().filter(line -> line.contains("Delivery failed")).toList();
     }
 
-    Path log() {
+    public Path log() {
         return stderr;
     }
 
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly().waitFor();
     }
 }
