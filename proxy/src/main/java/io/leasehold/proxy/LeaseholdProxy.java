@@ -8,6 +8,7 @@ import io.leasehold.proxy.admin.RoutingHealthProbe;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.backend.BrokerNameResolution;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.RequestHandler;
@@ -53,6 +54,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final OwnershipWatcher watcher;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    private final BrokerNameResolution brokerNames;
     private final BackendSession control;
     private final BackendReachability reachability;
     private final FrontendServer frontend;
@@ -79,6 +81,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(0, transport.ioHandlerFactory());
         ProxyConfig.Backends backends = config.backends();
+        this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout());
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
                 backends.maxResponseBytes(), new BackendListener() {
@@ -91,7 +94,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                     public void connectionClosed() {
                         metrics.backendConnectionClosed();
                     }
-                });
+                }, brokerNames);
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
@@ -171,6 +174,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         control.close();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        brokerNames.close();
         watcher.close();
         etcd.close();
     }

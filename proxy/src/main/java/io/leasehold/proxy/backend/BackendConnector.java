@@ -14,7 +14,8 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import java.time.Duration;
 
 /**
- * Opens connections to brokers with the proxy's timeouts and frame limit. Sessions use it to
+ * Opens connections to brokers with the proxy's timeouts and frame limit, resolving broker host
+ * names asynchronously ({@link BrokerNameResolution}). Sessions use it to
  * connect on the event loop of the client connection they serve, so a client's requests and
  * their backend traffic never cross threads.
  *
@@ -33,6 +34,14 @@ public final class BackendConnector {
     private final Duration controlRequestTimeout;
     private final int maxResponseBytes;
     private final BackendListener metrics;
+    private final BrokerNameResolution names;
+
+    /** As the full constructor, resolving broker names with this host's name servers. */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics,
+                BrokerNameResolution.ofThisHost(connectTimeout));
+    }
 
     /**
      * @param requestTimeout        default bound on a forwarded request's answer
@@ -40,14 +49,16 @@ public final class BackendConnector {
      *                              next broker is asked ({@link BackendSession#sendToAny})
      * @param maxResponseBytes      largest response frame accepted from a broker
      * @param metrics               told about every backend connection opened and closed
+     * @param names                 resolves broker host names off the event loops' critical path
      */
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics) {
+                            int maxResponseBytes, BackendListener metrics, BrokerNameResolution names) {
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
         this.controlRequestTimeout = controlRequestTimeout;
         this.maxResponseBytes = maxResponseBytes;
         this.metrics = metrics;
+        this.names = names;
     }
 
     /** A new session whose connections live on {@code loop}. */
@@ -68,6 +79,8 @@ public final class BackendConnector {
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(NettyTransport.channelFor(loop))
+                // Netty's default resolver looks names up with InetAddress, blocking the event loop.
+                .resolver(names.on(loop))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
