@@ -5,6 +5,7 @@ import io.leasehold.proxy.admin.AdminServer;
 import io.leasehold.proxy.admin.EventLoopHeartbeat;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.admin.RoutingHealthProbe;
+import io.leasehold.proxy.admin.RoutingMode;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running proxy: every component wired from the configuration, in one place. Start order is
- * etcd watch → admin endpoints → (snapshot loaded) → backends → Kafka listener;
+ * etcd watch → admin endpoints → (snapshot loaded, or not with {@code routing.startWithoutEtcd})
+ * → backends → Kafka listener;
  * {@link #drainAndClose()} stops them.
  */
 public final class LeaseholdProxy implements AutoCloseable {
@@ -52,6 +54,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final ProxyConfig config;
     private final Client etcd;
     private final OwnershipWatcher watcher;
+    private final RoutingMode routingMode;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final BrokerNameResolution brokerNames;
@@ -64,7 +67,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private InetSocketAddress boundAddress;
 
     /**
-     * Wires everything; nothing listens until {@link #start(Duration)}.
+     * Wires everything; nothing listens until {@link #start()}.
      *
      * @param clientTls the Kafka listener's server TLS context, {@code null} for plaintext
      * @param users     the loaded users file when the listener requires SASL, else {@code null}
@@ -76,6 +79,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindRoutingTable(watcher);
+        this.routingMode = new RoutingMode(watcher);
+        metrics.bindRoutingMode(routingMode);
         NettyTransport transport = NettyTransport.preferred();
         LOG.info("Kafka listener and broker connections use the {} transport", transport);
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
@@ -120,22 +125,34 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,
-                new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
+                new RoutingHealthProbe(watcher, routingMode, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
     }
 
     /**
      * Opens the admin endpoints (so probes and metrics show a proxy that is still loading), waits
-     * for the routing snapshot (at most {@code loadTimeout}), then listens.
+     * for the routing snapshot (at most {@code routing.initialLoadTimeout}), then listens. If the
+     * snapshot has not loaded by then, it fails, or with {@code routing.startWithoutEtcd} listens
+     * anyway and routes on the bootstrap brokers until the snapshot loads.
      *
      * @return the bound Kafka listener address
      */
-    public InetSocketAddress start(Duration loadTimeout) throws InterruptedException {
+    public InetSocketAddress start() throws InterruptedException {
         admin.start();
+        Duration loadTimeout = config.routing().initialLoadTimeout();
         if (!watcher.awaitLoaded(loadTimeout)) {
-            throw new IllegalStateException("routing snapshot not loaded from etcd " + config.etcd().endpoints()
-                    + " within " + loadTimeout.toMillis() + " ms");
+            String notLoaded = "routing snapshot not loaded from etcd " + config.etcd().endpoints() + " within "
+                    + loadTimeout.toMillis() + " ms (routing.initialLoadTimeout)";
+            if (!config.routing().startWithoutEtcd()) {
+                throw new IllegalStateException(notLoaded);
+            }
+            routingMode.serveWithoutSnapshot();
+            LOG.warn("{}: serving anyway (routing.startWithoutEtcd), on backends.bootstrap {} with the hash fallback "
+                    + "until it loads; the brokers reject writes they do not own, and those are retried", notLoaded,
+                    config.backends().bootstrap());
+            watcher.whenLoaded().thenRun(() -> LOG.info("routing snapshot loaded from etcd: routing by partition and "
+                    + "group owner now, no longer on backends.bootstrap"));
         }
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();

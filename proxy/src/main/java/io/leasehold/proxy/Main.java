@@ -33,8 +33,6 @@ public final class Main {
             + " | users add NAME (password on standard input)";
     /** How often authentication looks whether the users file changed. */
     private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
-    /** How long start-up waits for the first routing snapshot from etcd. */
-    private static final Duration SNAPSHOT_LOAD_TIMEOUT = Duration.ofSeconds(60);
     /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
     static final int DRAIN_TIMED_OUT = 3;
 
@@ -103,7 +101,7 @@ public final class Main {
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd, clientTls, users);
         InetSocketAddress bound;
         try {
-            bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);
+            bound = proxy.start();
         } catch (RuntimeException e) {
             LOG.error("Proxy failed to start: {}", e.getMessage(), e);
             proxy.close();

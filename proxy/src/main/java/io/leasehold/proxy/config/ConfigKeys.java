@@ -34,7 +34,7 @@ final class ConfigKeys {
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
                 "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
-                "staleRoutesUnreadyAfter"));
+                "staleRoutesUnreadyAfter", "initialLoadTimeout", "startWithoutEtcd"));
         sections.put("shutdown", List.of("drainTimeout"));
         return Collections.unmodifiableMap(sections);
     }

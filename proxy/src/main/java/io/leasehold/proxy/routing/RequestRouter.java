@@ -2,6 +2,7 @@ package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -117,11 +119,16 @@ public final class RequestRouter implements RequestHandler {
                 MetadataRequestData metadataRequest = request.decodeBody();
                 return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
                     try {
+                        MetadataResponseData answer = response;
                         if (error != null) {
-                            throw new CompletionException(Failures.unwrap(error));
+                            Throwable cause = Failures.unwrap(error);
+                            if (!(cause instanceof BackendUnreachableException)) {
+                                throw new CompletionException(cause);
+                            }
+                            answer = metadata.noBrokerAnswered(metadataRequest);
                         }
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
-                                request.correlationId(), response);
+                                request.correlationId(), answer);
                     } finally {
                         request.release();
                     }

@@ -36,7 +36,7 @@ class ConfigLoaderTest {
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
                 Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30)));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
-                Duration.ofMillis(500), null));
+                Duration.ofMillis(500), null, Duration.ofSeconds(60), false));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
     }
 
@@ -51,7 +51,8 @@ class ConfigLoaderTest {
                 limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5,
                             tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
                             frameCompletionTimeout: 6s }
-                routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s }
+                routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s,
+                            initialLoadTimeout: 15s, startWithoutEtcd: true }
                 shutdown: { drainTimeout: 7s }
                 """, "full.yaml");
 
@@ -65,7 +66,7 @@ class ConfigLoaderTest {
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
                         Duration.ofSeconds(4), Duration.ofSeconds(6)),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
-                        Duration.ofSeconds(45)),
+                        Duration.ofSeconds(45), Duration.ofSeconds(15), true),
                 new ProxyConfig.Shutdown(Duration.ofSeconds(7))));
     }
 
@@ -75,6 +76,20 @@ class ConfigLoaderTest {
 
         assertThat(error.problems()).containsExactly(
                 "config.yaml: admin.routes: expected one of open, off, got \"public\"");
+    }
+
+    @Test
+    void startWithoutEtcdTakesOnlyABooleanFromTheFileOrTrueOrFalseFromTheEnvironment() throws ConfigException {
+        ConfigException error = parseFailure(MINIMAL + "routing: { startWithoutEtcd: \"yes\" }\n");
+        assertThat(error.problems()).containsExactly(
+                "config.yaml: routing.startWithoutEtcd: expected true or false, got \"yes\"");
+
+        ConfigException fromEnv = catchThrowableOfType(ConfigException.class, () -> new ConfigLoader(
+                Map.of("LEASEHOLD_ROUTING_START_WITHOUT_ETCD", "1")).parse(MINIMAL, "config.yaml"));
+        assertThat(fromEnv.problems()).containsExactly("config.yaml: routing.startWithoutEtcd (from environment "
+                + "variable LEASEHOLD_ROUTING_START_WITHOUT_ETCD): expected true or false, got \"1\"");
+        assertThat(new ConfigLoader(Map.of("LEASEHOLD_ROUTING_START_WITHOUT_ETCD", "true")).parse(MINIMAL, "config.yaml")
+                .routing().startWithoutEtcd()).isTrue();
     }
 
     @Test

@@ -15,12 +15,15 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,7 +67,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private final ReconnectBackoff backoff = new ReconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(3));
     private final ScheduledExecutorService worker;
     private final List<Consumer<RoutingSnapshot>> listeners = new CopyOnWriteArrayList<>();
-    private final CountDownLatch loadedLatch = new CountDownLatch(1);
+    private final CompletableFuture<Void> firstLoad = new CompletableFuture<>();
     /** Serializes snapshot replacement between the worker thread and invalidating callers. */
     private final Object lock = new Object();
 
@@ -117,7 +120,19 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
 
     /** Waits until the first load from etcd completed; true if it did within {@code timeout}. */
     public boolean awaitLoaded(Duration timeout) throws InterruptedException {
-        return loadedLatch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            firstLoad.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the first load never fails, it retries", e);
+        }
+    }
+
+    /** Completes (on the watcher's thread) once the first load from etcd has completed. */
+    public CompletionStage<Void> whenLoaded() {
+        return firstLoad.minimalCompletionStage();
     }
 
     @Override
@@ -252,7 +267,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         broken = false;
         if (!loaded) {
             loaded = true;
-            loadedLatch.countDown();
+            firstLoad.complete(null);
         }
         LOG.info("loaded {} partition owners, {} group owners and {} brokers at etcd revision {} in {} ms",
                 snapshot.partitionCount(), snapshot.groups().size(), snapshot.brokers().size(), revision,
