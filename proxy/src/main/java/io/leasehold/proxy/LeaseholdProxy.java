@@ -9,9 +9,11 @@ import io.leasehold.proxy.authorization.AclAuthorizer;
 import io.leasehold.proxy.authorization.AclsFile;
 import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.authorization.AuthorizationMetrics;
+import io.leasehold.proxy.admin.RoutingMode;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.backend.BrokerNameResolution;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.MemoryBudget;
@@ -55,7 +57,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running proxy: every component wired from the configuration, in one place. Start order is
- * etcd watch → admin endpoints → (snapshot loaded) → backends → Kafka listener;
+ * etcd watch → admin endpoints → (snapshot loaded, or not with {@code routing.startWithoutEtcd})
+ * → backends → Kafka listener;
  * {@link #drainAndClose()} stops them.
  */
 public final class LeaseholdProxy implements AutoCloseable {
@@ -75,8 +78,10 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final ProxyConfig config;
     private final Client etcd;
     private final OwnershipWatcher watcher;
+    private final RoutingMode routingMode;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    private final BrokerNameResolution brokerNames;
     private final BackendSession control;
     private final BackendReachability reachability;
     private final FrontendServer frontend;
@@ -91,7 +96,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     private InetSocketAddress boundAddress;
 
     /**
-     * Wires everything; nothing listens until {@link #start(Duration)}.
+     * Wires everything; nothing listens until {@link #start()}.
      *
      * @param tls   the listener's and the brokers' TLS contexts (reloaded when their files change)
      *              and the etcd certificates' expiries
@@ -107,6 +112,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindRoutingTable(watcher);
+        this.routingMode = new RoutingMode(watcher);
+        metrics.bindRoutingMode(routingMode);
         NettyTransport transport = NettyTransport.preferred();
         LOG.info("Kafka listener and broker connections use the {} transport", transport);
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
@@ -117,6 +124,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         expiryMetrics.track(tls::etcdExpiries);
         this.certificates = new CertificateReloader(reloading, CERTIFICATE_CHECK_INTERVAL);
         ProxyConfig.Backends backends = config.backends();
+        this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout());
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
                 backends.maxResponseBytes(), new BackendListener() {
@@ -129,7 +137,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                     public void connectionClosed() {
                         metrics.backendConnectionClosed();
                     }
-                }, tls.backends() == null ? null : tls.backends()::context);
+                }, tls.backends() == null ? null : tls.backends()::context, brokerNames);
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
@@ -167,7 +175,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,
-                new RoutingHealthProbe(watcher, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
+                new RoutingHealthProbe(watcher, routingMode, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
     }
@@ -206,15 +214,27 @@ public final class LeaseholdProxy implements AutoCloseable {
 
     /**
      * Opens the admin endpoints (so probes and metrics show a proxy that is still loading), waits
-     * for the routing snapshot (at most {@code loadTimeout}), then listens.
+     * for the routing snapshot (at most {@code routing.initialLoadTimeout}), then listens. If the
+     * snapshot has not loaded by then, it fails, or with {@code routing.startWithoutEtcd} listens
+     * anyway and routes on the bootstrap brokers until the snapshot loads.
      *
      * @return the bound Kafka listener address
      */
-    public InetSocketAddress start(Duration loadTimeout) throws InterruptedException {
+    public InetSocketAddress start() throws InterruptedException {
         admin.start();
+        Duration loadTimeout = config.routing().initialLoadTimeout();
         if (!watcher.awaitLoaded(loadTimeout)) {
-            throw new IllegalStateException("routing snapshot not loaded from etcd " + config.etcd().endpoints()
-                    + " within " + loadTimeout.toMillis() + " ms");
+            String notLoaded = "routing snapshot not loaded from etcd " + config.etcd().endpoints() + " within "
+                    + loadTimeout.toMillis() + " ms (routing.initialLoadTimeout)";
+            if (!config.routing().startWithoutEtcd()) {
+                throw new IllegalStateException(notLoaded);
+            }
+            routingMode.serveWithoutSnapshot();
+            LOG.warn("{}: serving anyway (routing.startWithoutEtcd), on backends.bootstrap {} with the hash fallback "
+                    + "until it loads; the brokers reject writes they do not own, and those are retried", notLoaded,
+                    config.backends().bootstrap());
+            watcher.whenLoaded().thenRun(() -> LOG.info("routing snapshot loaded from etcd: routing by partition and "
+                    + "group owner now, no longer on backends.bootstrap"));
         }
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
@@ -265,6 +285,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         control.close();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        brokerNames.close();
         watcher.close();
         if (usersWatcher != null) {
             usersWatcher.close();

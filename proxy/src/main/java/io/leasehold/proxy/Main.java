@@ -38,8 +38,6 @@ public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE"
             + " | users add NAME (password on standard input)";
-    /** How long start-up waits for the first routing snapshot from etcd. */
-    private static final Duration SNAPSHOT_LOAD_TIMEOUT = Duration.ofSeconds(60);
     /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
     static final int DRAIN_TIMED_OUT = 3;
 
@@ -131,7 +129,7 @@ public final class Main {
                 new ProxyTls(listenerTls, backendTls, etcdExpiries), users, acls);
         InetSocketAddress bound;
         try {
-            bound = proxy.start(SNAPSHOT_LOAD_TIMEOUT);
+            bound = proxy.start();
         } catch (RuntimeException e) {
             LOG.error("Proxy failed to start: {}", e.getMessage(), e);
             proxy.close();

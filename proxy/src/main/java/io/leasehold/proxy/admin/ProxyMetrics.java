@@ -11,6 +11,8 @@ import io.netty.buffer.ByteBufAllocator;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -245,6 +247,20 @@ public final class ProxyMetrics implements AutoCloseable {
         FunctionCounter.builder("leasehold.routing.metadata.snapshot.rejected", table, RoutingTable::rejectedMetadataSnapshots)
                 .description("Revisions of P/metadata/snapshot that could not be read; the last good broker list was kept")
                 .register(registry);
+    }
+
+    /**
+     * Publishes where routes come from: {@code leasehold_routing_mode{mode="etcd"}} is 1 once the
+     * routing snapshot has loaded, {@code mode="bootstrap"} while the proxy serves without it.
+     */
+    public void bindRoutingMode(RoutingMode mode) {
+        for (RoutingMode.Mode each : List.of(RoutingMode.Mode.BOOTSTRAP, RoutingMode.Mode.ETCD)) {
+            Gauge.builder("leasehold.routing.mode", mode, m -> m.current() == each ? 1 : 0)
+                    .description("1 for the source routes come from now: the etcd snapshot, or the bootstrap "
+                            + "brokers while serving without it (routing.startWithoutEtcd)")
+                    .tag("mode", each.name().toLowerCase(Locale.ROOT))
+                    .strongReference(true).register(registry);
+        }
     }
 
     /** Releases the JVM GC notification listener. */

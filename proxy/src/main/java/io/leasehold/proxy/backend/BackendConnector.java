@@ -23,7 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens connections to brokers with the proxy's timeouts and frame limit. Sessions use it to
+ * Opens connections to brokers with the proxy's timeouts and frame limit, resolving broker host
+ * names asynchronously ({@link BrokerNameResolution}). Sessions use it to
  * connect on the event loop of the client connection they serve, so a client's requests and
  * their backend traffic never cross threads.
  *
@@ -47,6 +48,27 @@ public final class BackendConnector {
     private final Supplier<SslContext> tls;
     /** One line per broker per 10 s: every client connection retries a broker whose certificate is refused. */
     private final WarningRateLimiter handshakeWarnings = new WarningRateLimiter(10_000, System::nanoTime);
+    private final BrokerNameResolution names;
+
+    /** A plaintext connector resolving broker names with this host's name servers. */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, null,
+                BrokerNameResolution.ofThisHost(connectTimeout));
+    }
+
+    /** A plaintext connector. */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics, BrokerNameResolution names) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, null, names);
+    }
+
+    /** A connector resolving broker names with this host's name servers. */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, tls,
+                BrokerNameResolution.ofThisHost(connectTimeout));
+    }
 
     /**
      * @param requestTimeout        default bound on a forwarded request's answer
@@ -54,27 +76,20 @@ public final class BackendConnector {
      *                              next broker is asked ({@link BackendSession#sendToAny})
      * @param maxResponseBytes      largest response frame accepted from a broker
      * @param metrics               told about every backend connection opened and closed
+     * @param tls                   the client TLS context for each new broker connection, asked once
+     *                              per connection (open connections keep theirs); {@code null} for plaintext
+     * @param names                 resolves broker host names off the event loops' critical path
      */
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics) {
-        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, null);
-    }
-
-    /**
-     * Like the plaintext connector, with TLS on every broker connection when {@code tls} is not
-     * {@code null}: a connection counts as open only once its handshake has succeeded, so a
-     * broker whose certificate is refused is unreachable, as one that refuses the connection.
-     * The context is asked once per connection (it changes when its files are reloaded; open
-     * connections keep theirs); the broker's host goes to it as SNI and for the host name check.
-     */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls) {
+                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
+                            BrokerNameResolution names) {
         this.tls = tls;
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
         this.controlRequestTimeout = controlRequestTimeout;
         this.maxResponseBytes = maxResponseBytes;
         this.metrics = metrics;
+        this.names = names;
     }
 
     /** A new session whose connections live on {@code loop}. */
@@ -95,6 +110,8 @@ public final class BackendConnector {
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(NettyTransport.channelFor(loop))
+                // Netty's default resolver looks names up with InetAddress, blocking the event loop.
+                .resolver(names.on(loop))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)

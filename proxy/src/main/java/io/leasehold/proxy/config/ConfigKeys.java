@@ -38,7 +38,7 @@ final class ConfigKeys {
                 "memoryBudget", "acceptsPerSecond", "tlsHandshakesPerSecond", "maxPartitionsPerRequest",
                 "maxTopicsPerMetadataRequest"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
-                "staleRoutesUnreadyAfter"));
+                "staleRoutesUnreadyAfter", "initialLoadTimeout", "startWithoutEtcd"));
         sections.put("shutdown", List.of("drainTimeout"));
         sections.put("presentation", List.of("mode", "nodePortBase", "nodeHostPattern", "firstNodeId", "nodeCount"));
         sections.put("authorization", List.of("aclsFile"));

@@ -401,7 +401,9 @@ public final class ConfigLoader {
         return new ProxyConfig.Routing(
                 in.duration(key("routing", "metadataMaxAge"), Duration.ofSeconds(2)),
                 initial, max,
-                in.optionalDuration(key("routing", "staleRoutesUnreadyAfter")));
+                in.optionalDuration(key("routing", "staleRoutesUnreadyAfter")),
+                in.duration(key("routing", "initialLoadTimeout"), Duration.ofSeconds(60)),
+                in.bool(key("routing", "startWithoutEtcd"), false));
     }
 
     private static ConfigKey key(String section, String name) {

@@ -79,6 +79,22 @@ final class ConfigReader {
         return scalar(key, fallback, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText);
     }
 
+    /** {@code true} or {@code false} (a YAML boolean, or that word in the environment variable). */
+    boolean bool(ConfigKey key, boolean fallback) {
+        Optional<Raw> raw = raw(key);
+        if (raw.isEmpty()) {
+            return fallback;
+        }
+        Raw value = raw.get();
+        String text = value.fromEnvironment() ? value.envText().strip()
+                : value.node().isBoolean() ? value.node().asText() : null;
+        if ("true".equals(text) || "false".equals(text)) {
+            return Boolean.parseBoolean(text);
+        }
+        report(value, "true or false");
+        return fallback;
+    }
+
     /** An optional positive duration; {@code null} when not set. */
     Duration optionalDuration(ConfigKey key) {
         return scalar(key, null, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText, true);

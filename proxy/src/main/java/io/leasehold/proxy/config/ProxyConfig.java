@@ -199,12 +199,14 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
                          int tlsHandshakesPerSecond, int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {}
 
     /**
-     * Routing behaviour: metadata cache age, retry backoff bounds, and an optional readiness bound
+     * Routing behaviour: metadata cache age, retry backoff bounds, an optional readiness bound
      * on stale routes ({@code null}: staleness alone never makes the proxy unready, since every
-     * replica shares etcd and would turn unready at once).
+     * replica shares etcd and would turn unready at once), how long start-up waits for the first
+     * routing snapshot, and whether the proxy then serves without it (on the bootstrap brokers and
+     * the hash fallback, switching to the snapshot once it loads) instead of exiting.
      */
     public record Routing(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
-                          Duration staleRoutesUnreadyAfter) {}
+                          Duration staleRoutesUnreadyAfter, Duration initialLoadTimeout, boolean startWithoutEtcd) {}
 
     /** Graceful shutdown: how long in-flight requests may take after SIGTERM. */
     public record Shutdown(Duration drainTimeout) {}

@@ -18,6 +18,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Topic metadata from the backends, shown as the {@link ClusterPresentation} says: backend
@@ -92,6 +93,27 @@ final class MetadataService implements TopicNameResolver {
             }
         });
         return created;
+    }
+
+    /**
+     * The answer when no broker answered {@code request} (none reachable, or all failing, e.g.
+     * brokers that read metadata from etcd while etcd is down): this proxy as the only broker and
+     * every requested topic {@code LEADER_NOT_AVAILABLE}, which every client retries, so clients
+     * keep their connection (kcat exits once all its broker connections are down) and ask again.
+     * Not cached.
+     */
+    MetadataResponseData noBrokerAnswered(MetadataRequestData request) {
+        MetadataResponseData response = new MetadataResponseData();
+        if (request.topics() != null) {
+            for (MetadataRequestData.MetadataRequestTopic topic : request.topics()) {
+                response.topics().add(new MetadataResponseData.MetadataResponseTopic()
+                        .setName(topic.name())
+                        .setTopicId(topic.topicId())
+                        .setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()));
+            }
+        }
+        rewriter.rewrite(response);
+        return response;
     }
 
     /** Drops expired answers, then, while still over the cap, the oldest ones: many distinct requests cannot grow it. */

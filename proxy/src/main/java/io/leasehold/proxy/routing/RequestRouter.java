@@ -2,6 +2,7 @@ package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.logging.WarningRateLimiter;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -150,11 +152,16 @@ public final class RequestRouter implements RequestHandler {
                 metadataAccess.beforeForwarding(metadataRequest, client.principal());
                 return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
                     try {
+                        MetadataResponseData answer = response;
                         if (error != null) {
-                            throw new CompletionException(Failures.unwrap(error));
+                            Throwable cause = Failures.unwrap(error);
+                            if (!(cause instanceof BackendUnreachableException)) {
+                                throw new CompletionException(cause);
+                            }
+                            answer = metadata.noBrokerAnswered(metadataRequest);
                         }
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
-                                request.correlationId(), metadataAccess.visible(namesTopics, response, client.principal()));
+                                request.correlationId(), metadataAccess.visible(namesTopics, answer, client.principal()));
                     } finally {
                         request.release();
                     }

@@ -5,11 +5,14 @@ import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
@@ -42,6 +45,11 @@ public enum NettyTransport {
     /** The connecting channel type that runs on {@code group}. */
     public static Class<? extends SocketChannel> channelFor(EventLoopGroup group) {
         return of(group) == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    /** The UDP channel type that runs on {@code group} (DNS queries). */
+    public static Class<? extends DatagramChannel> datagramChannelFor(EventLoopGroup group) {
+        return of(group) == EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
 
     private static NettyTransport of(EventLoopGroup group) {

@@ -48,7 +48,7 @@ class AdminEndpointsOverEtcdTest {
              OwnershipWatcher watcher = OwnershipWatcher.start(client, keys);
              ProxyMetrics metrics = new ProxyMetrics(registry);
              AdminServer admin = new AdminServer("127.0.0.1", 0, true,
-                     new RoutingHealthProbe(watcher, STALE_BOUND, () -> true, () -> false, () -> true), watcher, registry)) {
+                     new RoutingHealthProbe(watcher, new RoutingMode(watcher), STALE_BOUND, () -> true, () -> false, () -> true), watcher, registry)) {
             metrics.bindRoutingTable(watcher);
             put(client, keys.brokerKey(1), BrokerRegistration.toJson(new BrokerAddress(1, "127.0.0.1", 19092, null)));
             long epoch = put(client, keys.partitionLeaseKey("orders", 0), "1");

@@ -36,8 +36,8 @@ class AdminServerTest {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final HealthProbe health =
-            new RoutingHealthProbe(routes, Duration.ofSeconds(30), backendReachable::get, () -> false,
-                    () -> true);
+            new RoutingHealthProbe(routes, new RoutingMode(routes), Duration.ofSeconds(30), backendReachable::get,
+                    () -> false, () -> true);
     private AdminServer server;
 
     @BeforeEach

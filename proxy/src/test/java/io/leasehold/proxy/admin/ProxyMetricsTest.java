@@ -114,6 +114,7 @@ class ProxyMetricsTest {
     void operationsGuideDocumentsExactlyTheProxyMetrics() throws Exception {
         metrics.bindRoutingTable(new FixedRoutingTable());
         metrics.bindMemoryBudget(new MemoryBudget(1 << 20));
+        metrics.bindRoutingMode(new RoutingMode(new FixedRoutingTable()));
         metrics.requestCompleted(ApiKeys.PRODUCE, 1_000, false);
         metrics.retried(ApiKeys.PRODUCE);
         metrics.frameRejected("oversized");
@@ -185,5 +186,22 @@ class ProxyMetricsTest {
         assertThat(registry.get("leasehold.routing.snapshot.revision").gauge().value()).isEqualTo(42.0);
         assertThat(registry.scrape()).contains("leasehold_routing_snapshot_staleness_seconds 1.5")
                 .contains("leasehold_routing_metadata_snapshot_rejected_total 3.0");
+    }
+
+    @Test
+    void routingModeSaysBootstrapWhileServingWithoutTheSnapshotAndEtcdOnceItLoads() {
+        FixedRoutingTable routes = new FixedRoutingTable();
+        RoutingMode mode = new RoutingMode(routes);
+        metrics.bindRoutingMode(mode);
+        assertThat(registry.scrape()).contains("leasehold_routing_mode{mode=\"bootstrap\"} 0.0")
+                .contains("leasehold_routing_mode{mode=\"etcd\"} 0.0");
+
+        mode.serveWithoutSnapshot();
+        assertThat(registry.scrape()).contains("leasehold_routing_mode{mode=\"bootstrap\"} 1.0")
+                .contains("leasehold_routing_mode{mode=\"etcd\"} 0.0");
+
+        routes.loaded(RoutingSnapshot.empty());
+        assertThat(registry.scrape()).contains("leasehold_routing_mode{mode=\"bootstrap\"} 0.0")
+                .contains("leasehold_routing_mode{mode=\"etcd\"} 1.0");
     }
 }

@@ -14,12 +14,28 @@ class RoutingHealthProbeTest {
     private final AtomicBoolean backendReachable = new AtomicBoolean(true);
     private final AtomicBoolean draining = new AtomicBoolean(false);
     private final AtomicBoolean eventLoopsResponsive = new AtomicBoolean(true);
-    private final RoutingHealthProbe probe = new RoutingHealthProbe(routes, Duration.ofSeconds(30),
+    private final RoutingMode mode = new RoutingMode(routes);
+    private final RoutingHealthProbe probe = new RoutingHealthProbe(routes, mode, Duration.ofSeconds(30),
             backendReachable::get, draining::get, eventLoopsResponsive::get);
 
     @Test
     void notReadyUntilTheSnapshotIsLoaded() {
         assertThat(probe.readiness()).isEqualTo(Readiness.notReady("routing snapshot not loaded from etcd yet"));
+
+        routes.loaded(RoutingSnapshot.empty());
+
+        assertThat(probe.readiness()).isEqualTo(Readiness.ok());
+    }
+
+    @Test
+    void readyAndSayingSoWhileServingOnTheBootstrapBrokersBeforeTheSnapshotLoads() {
+        mode.serveWithoutSnapshot();
+
+        assertThat(probe.readiness()).isEqualTo(new Readiness(true, "ready, routing on backends.bootstrap: routing "
+                + "snapshot not loaded from etcd yet (routing.startWithoutEtcd)"));
+        backendReachable.set(false);
+        assertThat(probe.readiness()).isEqualTo(Readiness.notReady("no backend broker reachable"));
+        backendReachable.set(true);
 
         routes.loaded(RoutingSnapshot.empty());
 
@@ -39,7 +55,7 @@ class RoutingHealthProbeTest {
 
     @Test
     void withoutABoundStaleRoutesAloneLeaveTheProxyReady() {
-        RoutingHealthProbe unbounded = new RoutingHealthProbe(routes, null, backendReachable::get, draining::get,
+        RoutingHealthProbe unbounded = new RoutingHealthProbe(routes, mode, null, backendReachable::get, draining::get,
                 eventLoopsResponsive::get);
         routes.loaded(RoutingSnapshot.empty()).stale(Duration.ofHours(1));
 

@@ -37,7 +37,7 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30), null, 2000, 500, 100_000,
                 20_000));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
-                Duration.ofMillis(500), null));
+                Duration.ofMillis(500), null, Duration.ofSeconds(60), false));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
     }
 
@@ -53,7 +53,8 @@ class ConfigLoaderTest {
                             tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
                             frameCompletionTimeout: 6s, memoryBudget: 384Mi, acceptsPerSecond: 40,
                             tlsHandshakesPerSecond: 30, maxPartitionsPerRequest: 900, maxTopicsPerMetadataRequest: 80 }
-                routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s }
+                routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s,
+                            initialLoadTimeout: 15s, startWithoutEtcd: true }
                 shutdown: { drainTimeout: 7s }
                 """, "full.yaml");
 
@@ -67,7 +68,7 @@ class ConfigLoaderTest {
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
                         Duration.ofSeconds(4), Duration.ofSeconds(6), 384L << 20, 40, 30, 900, 80),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
-                        Duration.ofSeconds(45)),
+                        Duration.ofSeconds(45), Duration.ofSeconds(15), true),
                 new ProxyConfig.Shutdown(Duration.ofSeconds(7))));
     }
 
@@ -91,6 +92,20 @@ class ConfigLoaderTest {
 
         assertThat(error.problems()).containsExactly(
                 "config.yaml: admin.routes: expected one of open, off, got \"public\"");
+    }
+
+    @Test
+    void startWithoutEtcdTakesOnlyABooleanFromTheFileOrTrueOrFalseFromTheEnvironment() throws ConfigException {
+        ConfigException error = parseFailure(MINIMAL + "routing: { startWithoutEtcd: \"yes\" }\n");
+        assertThat(error.problems()).containsExactly(
+                "config.yaml: routing.startWithoutEtcd: expected true or false, got \"yes\"");
+
+        ConfigException fromEnv = catchThrowableOfType(ConfigException.class, () -> new ConfigLoader(
+                Map.of("LEASEHOLD_ROUTING_START_WITHOUT_ETCD", "1")).parse(MINIMAL, "config.yaml"));
+        assertThat(fromEnv.problems()).containsExactly("config.yaml: routing.startWithoutEtcd (from environment "
+                + "variable LEASEHOLD_ROUTING_START_WITHOUT_ETCD): expected true or false, got \"1\"");
+        assertThat(new ConfigLoader(Map.of("LEASEHOLD_ROUTING_START_WITHOUT_ETCD", "true")).parse(MINIMAL, "config.yaml")
+                .routing().startWithoutEtcd()).isTrue();
     }
 
     @Test

@@ -1,10 +1,8 @@
 package io.leasehold.proxy.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -25,13 +23,14 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -77,7 +76,7 @@ class RequestRouterTest {
     }
 
     @Test
-    void releasesTheMetadataRequestWhenTheBrokerHangsUpBeforeAnswering() throws Exception {
+    void aMetadataRequestNoBrokerAnswersGetsTheProxyAndLeaderNotAvailableAndIsReleased() throws Exception {
         OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
                 .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
         RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
@@ -85,14 +84,23 @@ class RequestRouterTest {
                 new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
                         Duration.ofSeconds(5)));
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.METADATA, (short) 12, "client",
-                new MetadataRequestData().setTopics(null));
+                new MetadataRequestData().setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("orders"))));
         RequestFrame request = RequestFrame.parse(buf);
 
-        Throwable failure = catchThrowable(() -> router.handle(request, TestClients.on(clientSession)).get(10, TimeUnit.SECONDS));
+        ByteBuf answer = (ByteBuf) router.handle(request, TestClients.on(clientSession)).get(10, TimeUnit.SECONDS);
 
-        assertThat(failure).isInstanceOf(ExecutionException.class)
-                .hasRootCauseInstanceOf(BackendOutcomeUnknownException.class);
-        assertThat(broker.requests(ApiKeys.METADATA)).isEqualTo(1);
+        try {
+            MetadataResponseData response = KafkaMessages.decodeResponse(answer, ApiKeys.METADATA, (short) 12);
+            assertThat(response.brokers()).singleElement().satisfies(b -> assertThat(b.host() + ":" + b.port())
+                    .isEqualTo("proxy.example:9092"));
+            assertThat(response.topics()).singleElement().satisfies(topic -> {
+                assertThat(topic.name()).isEqualTo("orders");
+                assertThat(topic.errorCode()).isEqualTo(Errors.LEADER_NOT_AVAILABLE.code());
+            });
+        } finally {
+            answer.release();
+        }
+        assertThat(broker.requests(ApiKeys.METADATA)).as("the broker hung up on it").isEqualTo(1);
         assertThat(request.refCnt()).as("request frame released").isZero();
     }
 

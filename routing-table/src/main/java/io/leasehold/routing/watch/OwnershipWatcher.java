@@ -19,13 +19,16 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,7 +72,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
     private final ReconnectBackoff backoff = new ReconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(3));
     private final ScheduledExecutorService worker;
     private final List<Consumer<RoutingSnapshot>> listeners = new CopyOnWriteArrayList<>();
-    private final CountDownLatch loadedLatch = new CountDownLatch(1);
+    private final CompletableFuture<Void> firstLoad = new CompletableFuture<>();
     /**
      * Drops rejected routes and restores them after the hold, apart from the etcd worker (whose
      * reloads may wait on etcd for seconds) and never on the callers' event loops.
@@ -140,7 +143,19 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
 
     /** Waits until the first load from etcd completed; true if it did within {@code timeout}. */
     public boolean awaitLoaded(Duration timeout) throws InterruptedException {
-        return loadedLatch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            firstLoad.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the first load never fails, it retries", e);
+        }
+    }
+
+    /** Completes (on the watcher's thread) once the first load from etcd has completed. */
+    public CompletionStage<Void> whenLoaded() {
+        return firstLoad.minimalCompletionStage();
     }
 
     @Override
@@ -354,7 +369,7 @@ public final class OwnershipWatcher implements RoutingTable, AutoCloseable {
         broken = false;
         if (!loaded) {
             loaded = true;
-            loadedLatch.countDown();
+            firstLoad.complete(null);
         }
         LOG.info("loaded {} partition owners, {} group owners and {} brokers at etcd revision {} in {} ms",
                 snapshot.partitionCount(), snapshot.groups().size(), snapshot.brokers().size(), revision,
