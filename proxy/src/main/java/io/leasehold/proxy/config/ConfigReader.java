@@ -100,22 +100,6 @@ final class ConfigReader {
         return scalar(key, null, "a positive duration like 250ms, 5s, 10m or 1h", false, this::durationText, true);
     }
 
-    /** {@code true} or {@code false} (YAML booleans; the words in an environment variable). */
-    boolean bool(ConfigKey key, boolean fallback) {
-        Optional<Raw> raw = raw(key);
-        if (raw.isEmpty()) {
-            return fallback;
-        }
-        Raw value = raw.get();
-        String text = value.fromEnvironment() ? value.envText().strip()
-                : value.node().isBoolean() ? value.node().asText() : null;
-        if ("true".equals(text) || "false".equals(text)) {
-            return Boolean.parseBoolean(text);
-        }
-        report(value, "true or false");
-        return fallback;
-    }
-
     /** An optional positive number of bytes, plain or with a binary suffix (Ki, Mi, Gi); {@code null} when not set. */
     Long optionalByteSize(ConfigKey key) {
         return scalar(key, null, BYTE_SIZE_EXPECTED, false, ConfigReader::byteSizeText, true);

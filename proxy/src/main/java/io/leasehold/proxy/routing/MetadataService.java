@@ -112,8 +112,7 @@ final class MetadataService implements TopicNameResolver {
                         .setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()));
             }
         }
-        rewriter.rewrite(response);
-        return response;
+        return presentation.present(response);
     }
 
     /** Drops expired answers, then, while still over the cap, the oldest ones: many distinct requests cannot grow it. */

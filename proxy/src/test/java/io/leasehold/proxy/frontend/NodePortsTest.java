@@ -42,7 +42,7 @@ class NodePortsTest {
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024,
                         new BackendListener() { }),
                 new ProxyMetrics(registry), new FrontendServer.Limits(1024, 10, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(10)), null);
+                Duration.ofSeconds(10)), null, new MemoryBudget(Long.MAX_VALUE));
     }
 
     private static int freePort() throws IOException {

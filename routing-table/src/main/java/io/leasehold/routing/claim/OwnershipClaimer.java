@@ -55,6 +55,11 @@ public final class OwnershipClaimer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnershipClaimer.class);
     private static final Duration GRANT_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * The first session of a starting broker: a fresh JVM's first etcd call (class loading, the
+     * gRPC channel) can take well over {@link #GRANT_TIMEOUT} on a busy machine.
+     */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
     private final Client client;
     private final KV kv;
@@ -88,17 +93,17 @@ public final class OwnershipClaimer implements AutoCloseable {
     }
 
     /**
-     * Grants the session lease (blocking until etcd answers, at most 10 s) and starts keeping it alive.
+     * Grants the session lease (blocking until etcd answers, at most 30 s) and starts keeping it alive.
      *
      * @throws IllegalStateException if etcd does not grant a lease
      */
     public static OwnershipClaimer start(Client client, KeySchema keys, int brokerId, Duration leaseTtl) {
         OwnershipClaimer claimer = new OwnershipClaimer(client, keys, brokerId, leaseTtl);
         try {
-            LeaseSession first = claimer.openSession();
+            LeaseSession first = claimer.openSession(START_TIMEOUT);
             claimer.session = first;
             long revision = client.getKVClient().get(EtcdBytes.of(keys.partitionLeasesPrefix()),
-                    GetOption.builder().withCountOnly(true).build()).get(GRANT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    GetOption.builder().withCountOnly(true).build()).get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
                     .getHeader().getRevision();
             claimer.leaseKeyWatch.start(revision);
             return claimer;
@@ -311,8 +316,8 @@ public final class OwnershipClaimer implements AutoCloseable {
         }
     }
 
-    private LeaseSession openSession() throws Exception {
-        LeaseSession opened = LeaseSession.open(client.getLeaseClient(), leaseTtl, GRANT_TIMEOUT, this::onSessionLost);
+    private LeaseSession openSession(Duration timeout) throws Exception {
+        LeaseSession opened = LeaseSession.open(client.getLeaseClient(), leaseTtl, timeout, this::onSessionLost);
         LOG.info("broker {} holds etcd session lease {} (TTL {})", brokerId, Long.toHexString(opened.leaseId()), leaseTtl);
         return opened;
     }
@@ -340,7 +345,7 @@ public final class OwnershipClaimer implements AutoCloseable {
     private void renewSession() {
         LeaseSession renewed;
         try {
-            renewed = openSession();
+            renewed = openSession(GRANT_TIMEOUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
