@@ -12,7 +12,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -51,6 +50,15 @@ class NodePortsTest {
         }
     }
 
+    /** Whether nothing listens on the loopback port any more (a connect could meet itself, a bind cannot). */
+    private static boolean bindable(int port) {
+        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+            return true;
+        } catch (IOException inUse) {
+            return false;
+        }
+    }
+
     private double accepted(String listener) {
         return registry.get("leasehold.listener.connections.accepted").tag("listener", listener).counter().count();
     }
@@ -74,19 +82,17 @@ class NodePortsTest {
         } finally {
             server.close();
         }
-        assertThatThrownBy(() -> new Socket("127.0.0.1", node1).close()).as("closed with the server")
-                .isInstanceOf(ConnectException.class);
+        assertThat(bindable(node1)).as("closed with the server").isTrue();
     }
 
     @Test
     void aNodePortThatCannotBeBoundFailsTheStartAndLeavesNoPortListening() throws Exception {
-        int free = freePort();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int free = freePort();
             FrontendServer server = server(List.of(new FrontendServer.NodePort("node-0", free),
                     new FrontendServer.NodePort("node-1", taken.getLocalPort())));
             assertThatThrownBy(server::start).hasMessageContaining("Address already in use");
-            assertThatThrownBy(() -> new Socket("127.0.0.1", free).close()).as("node-0 closed again")
-                    .isInstanceOf(ConnectException.class);
+            assertThat(bindable(free)).as("node-0 closed again").isTrue();
             server.close();
         }
     }
@@ -100,7 +106,7 @@ class NodePortsTest {
             assertThat(roundTrip(socket, 3)).isEqualTo(3);
         }
         assertThat(server.drain(Duration.ofSeconds(5))).isTrue();
-        assertThatThrownBy(() -> new Socket("127.0.0.1", node).close()).isInstanceOf(ConnectException.class);
+        assertThat(bindable(node)).as("node-7 closed by the drain").isTrue();
         server.close();
     }
 }
