@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -119,7 +121,7 @@ class AuthorizationEndToEndTest {
             return;
         }
         try {
-            for (Proxy proxy : List.of(first, second)) {
+            for (Proxy proxy : Stream.of(first, second).filter(Objects::nonNull).toList()) {
                 assertThat(proxy.process().terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
                 assertThat(Files.readString(proxy.process().stderrLog())).doesNotContain("LEAK:");
             }
@@ -147,7 +149,12 @@ class AuthorizationEndToEndTest {
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         ManagedProcess process = ManagedProcess.start(name, new JavaCommand(System.getProperty("java.class.path"), jvm)
                 .command("io.leasehold.proxy.Main", List.of("--config", config.toString())), cluster.logDir(), Map.of());
-        process.awaitReady(Duration.ofSeconds(60));
+        try {
+            process.awaitReady(Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+            process.close();
+            throw e;
+        }
         return new Proxy(process, port, new PrometheusScrape("http://127.0.0.1:" + adminPort));
     }
 
