@@ -21,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -302,12 +301,14 @@ class AuthorizationEndToEndTest {
         String secret = topic("secret-");
         try (Admin alice = Admin.create(as("alice", second)); Admin bob = Admin.create(as("bob", first));
              Admin admin = Admin.create(as("admin", first))) {
-            Set<String> aliceSees = alice.listTopics().names().get(30, TimeUnit.SECONDS);
-            Set<String> bobSees = bob.listTopics().names().get(30, TimeUnit.SECONDS);
-
-            assertThat(aliceSees).contains(open, closed).doesNotContain(secret);
-            assertThat(bobSees).contains(open).doesNotContain(closed, secret);
-            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains(open, closed, secret);
+            // Each proxy caches metadata for routing.metadataMaxAge, so new topics show within seconds.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                assertThat(alice.listTopics().names().get(30, TimeUnit.SECONDS)).contains(open, closed)
+                        .doesNotContain(secret);
+                assertThat(bob.listTopics().names().get(30, TimeUnit.SECONDS)).contains(open)
+                        .doesNotContain(closed, secret);
+                assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains(open, closed, secret);
+            });
             assertThatThrownBy(() -> alice.describeTopics(List.of(secret)).allTopicNames().get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(TopicAuthorizationException.class);
         }
