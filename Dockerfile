@@ -2,15 +2,19 @@
 #   docker build -t ghcr.io/leasehold/leasehold-proxy:0.1.0-SNAPSHOT .
 # The tag the chart uses by default is its appVersion, which equals the Maven project version.
 
+# Base images; scripts/image-smoke builds on a local Debian base instead (no registry access).
+ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-17
+ARG RUNTIME_IMAGE=eclipse-temurin:17-jre
+
 # --- build: the shaded jar, tests skipped (CI runs them on the same sources) ---------------
-FROM maven:3.9-eclipse-temurin-17 AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 # The whole reactor (every module the parent pom lists must exist); .dockerignore drops builds.
 COPY . .
 RUN mvn -B -ntp -pl proxy -am package -DskipTests
 
 # --- run: JRE only, non-root, read-only-root-filesystem friendly -----------------------------
-FROM eclipse-temurin:17-jre
+FROM ${RUNTIME_IMAGE}
 RUN groupadd --system --gid 10001 leasehold \
  && useradd --system --uid 10001 --gid leasehold --home-dir /nonexistent --no-create-home \
       --shell /usr/sbin/nologin leasehold
