@@ -3,15 +3,19 @@
 # The tag the chart uses by default is its appVersion: the Maven project version without
 # -SNAPSHOT. Run development builds by digest (chart value image.digest), never a reused tag.
 
+# Base images; scripts/image-smoke builds on a local Debian base instead (no registry access).
+ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-17
+ARG RUNTIME_IMAGE=eclipse-temurin:17-jre
+
 # --- build: the shaded jar, tests skipped (CI runs them on the same sources) ---------------
-FROM maven:3.9-eclipse-temurin-17 AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 # The whole reactor (every module the parent pom lists must exist); .dockerignore drops builds.
 COPY . .
 RUN mvn -B -ntp -pl proxy -am package -DskipTests
 
 # --- run: JRE only, non-root, read-only-root-filesystem friendly -----------------------------
-FROM eclipse-temurin:17-jre
+FROM ${RUNTIME_IMAGE}
 RUN groupadd --system --gid 10001 leasehold \
  && useradd --system --uid 10001 --gid leasehold --home-dir /nonexistent --no-create-home \
       --shell /usr/sbin/nologin leasehold
