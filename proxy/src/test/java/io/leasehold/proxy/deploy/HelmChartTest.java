@@ -661,6 +661,22 @@ class HelmChartTest {
         assertThat(spec.path("egress")).noneSatisfy(rule -> assertThat(rule.has("to")).isTrue());
     }
 
+    @Test
+    void networkPolicyAdmitsClientsOnEveryNodePortOfTheNodePerOwnerPresentation() {
+        RenderedChart chart = rendered(tools.template("-f", tools.chart().resolve("ci/node-per-owner-values.yaml").toString(),
+                "--set", "networkPolicy.enabled=true"));
+        List<String> nodePorts = new ArrayList<>();
+        chart.named("Service", "lh-leasehold-proxy").orElseThrow().path("spec").path("ports").forEach(p -> {
+            if (p.path("name").asText().startsWith("node-")) {
+                nodePorts.add("TCP/" + p.path("port").asText());
+            }
+        });
+
+        assertThat(nodePorts).isNotEmpty();
+        assertThat(ports(chart.only("NetworkPolicy").path("spec").path("ingress").get(0)))
+                .containsAll(nodePorts).contains("TCP/" + containerPort(chart, "kafka"));
+    }
+
     private static List<String> ports(JsonNode rule) {
         List<String> ports = new ArrayList<>();
         rule.path("ports").forEach(p -> ports.add(p.path("protocol").asText() + "/" + p.path("port").asText()));
