@@ -50,13 +50,21 @@ class NodePortsTest {
         }
     }
 
-    /** Whether nothing listens on the loopback port any more (a connect could meet itself, a bind cannot). */
+    /**
+     * Whether {@code port} can be bound again within a few seconds: a closed listener's port is
+     * released after its close completes, and another process's short-lived loopback connection
+     * may hold the same number for a moment.
+     */
     private static boolean bindable(int port) {
-        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
-            return true;
-        } catch (IOException inUse) {
-            return false;
-        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        do {
+            try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+                return true;
+            } catch (IOException inUse) {
+                Thread.onSpinWait();
+            }
+        } while (System.nanoTime() < deadline);
+        return false;
     }
 
     private double accepted(String listener) {
