@@ -6,8 +6,18 @@ import io.leasehold.routing.watch.RoutingTable;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-/** A routing table serving one fixed snapshot, for unit tests of one routing class. */
-record FixedRoutes(RoutingSnapshot snapshot) implements RoutingTable {
+/**
+ * A routing table serving one fixed snapshot, for unit tests of one routing class; {@code
+ * suppressedOwner} is the broker whose dropped routes it reports for every unowned partition and
+ * group ({@link RoutingTable#NONE_SUPPRESSED} for none).
+ */
+record FixedRoutes(RoutingSnapshot snapshot, int suppressedOwner) implements RoutingTable {
+
+    /** A table whose routes were never dropped. */
+    FixedRoutes(RoutingSnapshot snapshot) {
+        this(snapshot, RoutingTable.NONE_SUPPRESSED);
+    }
+
     @Override
     public boolean isLoaded() {
         return true;
@@ -26,6 +36,16 @@ record FixedRoutes(RoutingSnapshot snapshot) implements RoutingTable {
     @Override
     public boolean invalidateGroup(String group, Ownership rejected) {
         return false;
+    }
+
+    @Override
+    public int suppressedPartitionOwner(String topic, int partition) {
+        return suppressedOwner;
+    }
+
+    @Override
+    public int suppressedGroupOwner(String group) {
+        return suppressedOwner;
     }
 
     @Override

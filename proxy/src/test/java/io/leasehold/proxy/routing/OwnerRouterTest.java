@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
-import io.leasehold.routing.watch.RoutingTable;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class OwnerRouterTest {
@@ -49,58 +46,10 @@ class OwnerRouterTest {
         assertThat(tried).containsExactlyInAnyOrder(B1, B2, B3);
     }
 
-    /** Serves one snapshot in which broker 2's routes were dropped after it rejected them. */
-    private static final class BrokerTwoRejected implements RoutingTable {
-        private final RoutingSnapshot snapshot;
-
-        BrokerTwoRejected(RoutingSnapshot snapshot) {
-            this.snapshot = snapshot;
-        }
-
-        @Override
-        public RoutingSnapshot snapshot() {
-            return snapshot;
-        }
-
-        @Override
-        public boolean isLoaded() {
-            return true;
-        }
-
-        @Override
-        public Duration staleness() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public boolean invalidateGroup(String group, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public int suppressedPartitionOwner(String topic, int partition) {
-            return 2;
-        }
-
-        @Override
-        public int suppressedGroupOwner(String group) {
-            return 2;
-        }
-
-        @Override
-        public void addListener(Consumer<RoutingSnapshot> listener) {
-        }
-    }
-
     @Test
     void anOwnerWhoseRouteWasDroppedIsTriedLastNotNever() {
         RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(B1).broker(B2).broker(B3).build();
-        OwnerRouter router = new OwnerRouter(new BrokerTwoRejected(snapshot), List.of());
+        OwnerRouter router = new OwnerRouter(new FixedRoutes(snapshot, 2), List.of());
         for (int partition = 0; partition < 30; partition++) {
             List<BrokerAddress> tried = new ArrayList<>();
             for (int attempt = 0; attempt < 3; attempt++) {
