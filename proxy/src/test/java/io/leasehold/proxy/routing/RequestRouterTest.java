@@ -77,14 +77,18 @@ class RequestRouterTest {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    @Test
-    void aMetadataRequestNoBrokerAnswersGetsTheProxyAndLeaderNotAvailableAndIsReleased() throws Exception {
+    /** A router whose only broker, id 7, is the scripted one; it presents itself as proxy.example:9092. */
+    private RequestRouter routerToTheScriptedBroker(ProxyMetrics metrics) {
         OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
                 .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
-        RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
-                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(new SimpleMeterRegistry()),
-                new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
+        return new RequestRouter(owners, control, ByteBufAllocator.DEFAULT, new ProxyIdentity(0, "proxy.example", 9092),
+                metrics, new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
                         Duration.ofSeconds(5)));
+    }
+
+    @Test
+    void aMetadataRequestNoBrokerAnswersGetsTheProxyAndLeaderNotAvailableAndIsReleased() throws Exception {
+        RequestRouter router = routerToTheScriptedBroker(new ProxyMetrics(new SimpleMeterRegistry()));
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.METADATA, (short) 12, "client",
                 new MetadataRequestData().setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("orders"))));
         RequestFrame request = RequestFrame.parse(buf);
@@ -108,13 +112,8 @@ class RequestRouterTest {
 
     @Test
     void aBrokerFailureAnsweredInsideAResponseIsCountedAsABackendFailure() throws Exception {
-        OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
-                .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
-                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(registry),
-                new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
-                        Duration.ofSeconds(5)));
+        RequestRouter router = routerToTheScriptedBroker(new ProxyMetrics(registry));
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.CREATE_TOPICS, (short) 7, "client",
                 new CreateTopicsRequestData().setTimeoutMs(1000));
 
@@ -151,12 +150,7 @@ class RequestRouterTest {
 
     @Test
     void aLocalAnswerThatCannotBeEncodedFailsTheRequestAndReleasesItsFrameOnce() throws Exception {
-        OwnerRouter owners = new OwnerRouter(new FixedRoutes(RoutingSnapshot.builder()
-                .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
-        RequestRouter router = new RequestRouter(owners, control, ByteBufAllocator.DEFAULT,
-                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(new SimpleMeterRegistry()),
-                new RequestRouter.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
-                        Duration.ofSeconds(5)));
+        RequestRouter router = routerToTheScriptedBroker(new ProxyMetrics(new SimpleMeterRegistry()));
         NegotiatedVersions versions = new NegotiatedVersions();
         ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
         keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.FIND_COORDINATOR.id)
