@@ -14,8 +14,13 @@ import java.util.List;
  */
 public record JavaCommand(String classpath, List<String> jvmOptions) {
 
-    /** Small heaps and the serial collector: several of these JVMs share two cores in tests. */
-    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto");
+    /**
+     * Small heaps, the serial collector and the C1 compiler only: several of these JVMs share two
+     * cores in tests, and they live seconds to a minute, too short for the C2 compiler to pay back
+     * the CPU it takes from the others (a reference broker used about 40% less CPU until READY).
+     */
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto",
+            "-XX:TieredStopAtLevel=1");
 
     /** Copies the options. */
     public JavaCommand {
