@@ -3,6 +3,7 @@ package io.leasehold.proxy.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.proxy.config.HostPort;
 import io.leasehold.proxy.config.ProxyConfig;
+import io.leasehold.testing.JavaCommand;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,9 +116,8 @@ class HelmChartTest {
 
     /** Runs {@code io.leasehold.proxy.Main --validate-config} as its own JVM, as the image would. */
     private static CommandResult validateWithProxyMain(Path file) {
-        return tools.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.leasehold.proxy.Main",
-                "--validate-config", file.toString()), null);
+        return tools.run(JavaCommand.ofCurrentClasspath().command("io.leasehold.proxy.Main",
+                List.of("--validate-config", file.toString())), null);
     }
 
     @Test
