@@ -26,9 +26,11 @@ import io.leasehold.proxy.routing.OwnerRouter;
 import io.leasehold.proxy.routing.ProxyIdentity;
 import io.leasehold.proxy.routing.RequestRouter;
 import io.leasehold.proxy.security.AuthenticationMetrics;
+import io.leasehold.proxy.security.OAuthBearerSettings;
 import io.leasehold.proxy.security.SaslGate;
 import io.leasehold.proxy.security.SaslSettings;
 import io.leasehold.proxy.security.UsersFile;
+import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -84,6 +86,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final ClusterPresentation presentation;
     /** Reloads the users, ACL and certificate files when they change. */
     private final MountedFileWatcher mountedFiles;
+    /** The OAUTHBEARER signing keys; {@code null} without OAUTHBEARER. */
+    private final VerificationKeys tokenKeys;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -92,16 +96,23 @@ public final class LeaseholdProxy implements AutoCloseable {
      *
      * @param tls   the listener's and the brokers' TLS contexts (reloaded when their files change)
      *              and the etcd certificates' expiries
-     * @param users the loaded users file when the listener requires SASL, else {@code null}
+     * @param users the loaded users file when the listener offers PLAIN or SCRAM, else {@code null}
+     * @param tokenKeys the OAUTHBEARER token signing keys when the listener offers it, else {@code null};
+     *              kept current and closed here
      * @param acls  the loaded ACL file when the proxy authorizes, else {@code null}; reloaded when it changes
      */
-    public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users, AclsFile acls) {
+    public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
+                          VerificationKeys tokenKeys, AclsFile acls) {
+        this.tokenKeys = tokenKeys;
         this.config = config;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
         this.mountedFiles = new MountedFileWatcher(MOUNTED_FILE_CHECK);
         if (users != null) {
             users.reloadWith(mountedFiles);
+        }
+        if (tokenKeys != null) {
+            tokenKeys.keepCurrent(mountedFiles);
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProxyMetrics metrics = new ProxyMetrics(registry);
@@ -150,7 +161,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                         routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
         RequestHandler handler = config.saslRequired()
                 ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
-                        config.sasl().connectionsMaxReauth()),
+                        oauthBearer(config.sasl().oauthBearer(), tokenKeys), config.sasl().connectionsMaxReauth()),
                         new AuthenticationMetrics(registry))
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);
@@ -172,6 +183,12 @@ public final class LeaseholdProxy implements AutoCloseable {
                 new RoutingHealthProbe(watcher, routingMode, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
+    }
+
+    /** What OAUTHBEARER tokens must satisfy, {@code null} without OAUTHBEARER. */
+    private static OAuthBearerSettings oauthBearer(ProxyConfig.OAuthBearer config, VerificationKeys keys) {
+        return config == null ? null : new OAuthBearerSettings(keys, config.issuer(), config.audience(),
+                config.principalClaim(), config.clockSkew());
     }
 
     /** The presentation the config asks for; node-per-owner also publishes the brokers it has no node for. */
@@ -270,6 +287,9 @@ public final class LeaseholdProxy implements AutoCloseable {
     public void close() {
         frontend.close();
         mountedFiles.close();
+        if (tokenKeys != null) {
+            tokenKeys.close();
+        }
         admin.close();
         heartbeat.close();
         reachability.close();
