@@ -15,6 +15,7 @@ import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.BrokerNameResolution;
 import io.leasehold.proxy.config.ProxyConfig;
+import io.leasehold.proxy.files.MountedFileWatcher;
 import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
@@ -25,10 +26,11 @@ import io.leasehold.proxy.routing.OwnerRouter;
 import io.leasehold.proxy.routing.ProxyIdentity;
 import io.leasehold.proxy.routing.RequestRouter;
 import io.leasehold.proxy.security.AuthenticationMetrics;
+import io.leasehold.proxy.security.OAuthBearerSettings;
 import io.leasehold.proxy.security.SaslGate;
 import io.leasehold.proxy.security.SaslSettings;
 import io.leasehold.proxy.security.UsersFile;
-import io.leasehold.proxy.security.UsersFileWatcher;
+import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
@@ -39,7 +41,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.leasehold.proxy.tls.CertificateExpiryMetrics;
-import io.leasehold.proxy.tls.CertificateReloader;
 import io.leasehold.proxy.tls.ProxyTls;
 import io.leasehold.proxy.tls.ReloadingTls;
 import java.util.Objects;
@@ -67,13 +68,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     /** An event loop that has not run its heartbeat this long is stuck: /healthz fails. */
     private static final Duration EVENT_LOOP_STUCK_AFTER = Duration.ofSeconds(10);
-    /** How often the ACL file's watcher looks whether it changed. */
-    private static final Duration ACLS_FILE_CHECK = Duration.ofSeconds(1);
-
-    /** How often the users file is checked for changes. */
-    private static final Duration USERS_FILE_CHECK = Duration.ofSeconds(1);
-    /** How often the listener's and the brokers' certificate files are looked at for a rotation. */
-    private static final Duration CERTIFICATE_CHECK_INTERVAL = Duration.ofSeconds(5);
+    /** How often the mounted users, ACL, JWKS and certificate files are looked at for a change. */
+    private static final Duration MOUNTED_FILE_CHECK = Duration.ofSeconds(1);
 
     private final ProxyConfig config;
     private final Client etcd;
@@ -88,10 +84,10 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final AdminServer admin;
     private final EventLoopHeartbeat heartbeat;
     private final ClusterPresentation presentation;
-    /** Reloads the users file when it changes; {@code null} without SASL. */
-    private final UsersFileWatcher usersWatcher;
-    private final AclsFile acls;
-    private final CertificateReloader certificates;
+    /** Reloads the users, ACL and certificate files when they change. */
+    private final MountedFileWatcher mountedFiles;
+    /** The OAUTHBEARER signing keys; {@code null} without OAUTHBEARER. */
+    private final VerificationKeys tokenKeys;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -100,15 +96,24 @@ public final class LeaseholdProxy implements AutoCloseable {
      *
      * @param tls   the listener's and the brokers' TLS contexts (reloaded when their files change)
      *              and the etcd certificates' expiries
-     * @param users the loaded users file when the listener requires SASL, else {@code null}
-     * @param acls  the loaded ACL file when the proxy authorizes, else {@code null}; watched and closed here
+     * @param users the loaded users file when the listener offers PLAIN or SCRAM, else {@code null}
+     * @param tokenKeys the OAUTHBEARER token signing keys when the listener offers it, else {@code null};
+     *              kept current and closed here
+     * @param acls  the loaded ACL file when the proxy authorizes, else {@code null}; reloaded when it changes
      */
-    public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users, AclsFile acls) {
+    public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
+                          VerificationKeys tokenKeys, AclsFile acls) {
+        this.tokenKeys = tokenKeys;
         this.config = config;
-        this.acls = acls;
         this.etcd = etcd;
         this.watcher = OwnershipWatcher.start(etcd, new KeySchema(config.etcd().prefix()));
-        this.usersWatcher = users == null ? null : new UsersFileWatcher(users, USERS_FILE_CHECK);
+        this.mountedFiles = new MountedFileWatcher(MOUNTED_FILE_CHECK);
+        if (users != null) {
+            users.reloadWith(mountedFiles);
+        }
+        if (tokenKeys != null) {
+            tokenKeys.keepCurrent(mountedFiles);
+        }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindRoutingTable(watcher);
@@ -122,7 +127,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         CertificateExpiryMetrics expiryMetrics = new CertificateExpiryMetrics(registry);
         reloading.forEach(r -> expiryMetrics.track(r::expiries));
         expiryMetrics.track(tls::etcdExpiries);
-        this.certificates = new CertificateReloader(reloading, CERTIFICATE_CHECK_INTERVAL);
+        reloading.forEach(r -> r.reloadWith(mountedFiles));
         ProxyConfig.Backends backends = config.backends();
         this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout());
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
@@ -148,7 +153,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         Authorizer authorizer = Authorizer.open();
         if (acls != null) {
             AuthorizationMetrics authorizationMetrics = new AuthorizationMetrics(registry);
-            acls.watch(ACLS_FILE_CHECK, authorizationMetrics);
+            acls.reloadWith(mountedFiles, authorizationMetrics);
             authorizer = new AclAuthorizer(acls::current, authorizationMetrics);
         }
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
@@ -156,7 +161,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                         routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
         RequestHandler handler = config.saslRequired()
                 ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
-                        config.sasl().connectionsMaxReauth()),
+                        oauthBearer(config.sasl().oauthBearer(), tokenKeys), config.sasl().connectionsMaxReauth()),
                         new AuthenticationMetrics(registry))
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);
@@ -178,6 +183,12 @@ public final class LeaseholdProxy implements AutoCloseable {
                 new RoutingHealthProbe(watcher, routingMode, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
+    }
+
+    /** What OAUTHBEARER tokens must satisfy, {@code null} without OAUTHBEARER. */
+    private static OAuthBearerSettings oauthBearer(ProxyConfig.OAuthBearer config, VerificationKeys keys) {
+        return config == null ? null : new OAuthBearerSettings(keys, config.issuer(), config.audience(),
+                config.principalClaim(), config.clockSkew());
     }
 
     /** The presentation the config asks for; node-per-owner also publishes the brokers it has no node for. */
@@ -275,21 +286,18 @@ public final class LeaseholdProxy implements AutoCloseable {
     @Override
     public void close() {
         frontend.close();
-        certificates.close();
+        mountedFiles.close();
+        if (tokenKeys != null) {
+            tokenKeys.close();
+        }
         admin.close();
         heartbeat.close();
-        if (acls != null) {
-            acls.close();
-        }
         reachability.close();
         control.close();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         brokerNames.close();
         watcher.close();
-        if (usersWatcher != null) {
-            usersWatcher.close();
-        }
         etcd.close();
     }
 }

@@ -13,6 +13,10 @@ import io.leasehold.proxy.security.UsersCommand;
 import io.leasehold.proxy.security.UsersFile;
 import io.leasehold.proxy.security.UsersFileException;
 import io.leasehold.proxy.tls.ProxyTls;
+import io.leasehold.proxy.security.JwksException;
+import io.leasehold.proxy.security.JwksFile;
+import io.leasehold.proxy.security.JwksUrl;
+import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.tls.ReloadingTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -81,6 +85,18 @@ public final class Main {
         }
     }
 
+    /** The OAUTHBEARER signing keys from the configured JWKS file or URL, or adds why not to {@code problems}. */
+    private static VerificationKeys loadTokenKeys(ProxyConfig.OAuthBearer oauthBearer, List<String> problems) {
+        try {
+            return oauthBearer.jwksFile() != null ? JwksFile.load(oauthBearer.jwksFile())
+                    : JwksUrl.start(oauthBearer.jwksUrl(), oauthBearer.jwksCaFile(),
+                            oauthBearer.jwksRefreshInterval(), oauthBearer.jwksFetchTimeout());
+        } catch (JwksException e) {
+            problems.addAll(e.problems());
+            return null;
+        }
+    }
+
     private static int run(ProxyConfig config, Path file) throws InterruptedException {
         // The files behind the config (mounted Secrets) are read here, not by --validate-config,
         // which must work where they are not mounted (CI, helm template checks).
@@ -94,12 +110,16 @@ public final class Main {
                 Arrays.asList(backends.caFile(), backends.certFile(), backends.keyFile()),
                 () -> new BackendSslContextFactory(file.toString()).load(backends), problems);
         UsersFile users = null;
-        if (config.saslRequired()) {
+        if (config.saslRequired() && config.sasl().usersFile() != null) {
             try {
                 users = UsersFile.load(config.sasl().usersFile());
             } catch (UsersFileException e) {
                 problems.addAll(e.problems());
             }
+        }
+        VerificationKeys tokenKeys = null;
+        if (config.saslRequired() && config.sasl().oauthBearer() != null) {
+            tokenKeys = loadTokenKeys(config.sasl().oauthBearer(), problems);
         }
         AclsFile acls = null;
         if (config.authorizes()) {
@@ -122,11 +142,14 @@ public final class Main {
             if (etcd != null) {
                 etcd.close();
             }
+            if (tokenKeys != null) {
+                tokenKeys.close();
+            }
             System.err.println(String.join(System.lineSeparator(), problems));
             return 1;
         }
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
-                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, acls);
+                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls);
         InetSocketAddress bound;
         try {
             bound = proxy.start();

@@ -26,6 +26,8 @@ final class ConfigKeys {
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
         sections.put("listener.sasl", List.of("mechanisms", "usersFile", "connectionsMaxReauth"));
+        sections.put("listener.sasl.oauthbearer", List.of("jwksFile", "jwksUrl", "jwksCaFile", "jwksRefreshInterval",
+                "jwksFetchTimeout", "issuer", "audience", "principalClaim", "clockSkew"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",

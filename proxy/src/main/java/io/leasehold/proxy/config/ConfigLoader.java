@@ -10,6 +10,7 @@ import io.leasehold.proxy.routing.NodeAddresses;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,6 +58,7 @@ public final class ConfigLoader {
      */
     private static final int DEFAULT_MAX_PARTITIONS_PER_REQUEST = 100_000;
     private static final int DEFAULT_MAX_TOPICS_PER_METADATA = 20_000;
+    private static final String OAUTHBEARER = "OAUTHBEARER";
 
     private final Map<String, String> environment;
     private final YAMLMapper yaml;
@@ -307,6 +309,8 @@ public final class ConfigLoader {
         List<String> mechanisms = in.optionalWords(mechanismsKey, ProxyConfig.Sasl.MECHANISMS);
         Path usersFile = in.optionalFile(usersKey);
         Duration maxReauth = in.optionalDuration(reauthKey);
+        boolean oauthBearerOn = mechanisms != null && mechanisms.contains(OAUTHBEARER);
+        ProxyConfig.OAuthBearer oauthBearer = oauthBearer(in, oauthBearerOn);
         if (mechanisms == null) {
             for (ConfigKey key : new ConfigKey[] {usersKey, reauthKey}) {
                 if (key == usersKey ? usersFile != null : maxReauth != null) {
@@ -315,11 +319,70 @@ public final class ConfigLoader {
             }
             return null;
         }
-        if (usersFile == null) {
-            in.problem(usersKey, "is required with listener.sasl.mechanisms: the users that PLAIN and SCRAM "
-                    + "authenticate against");
+        boolean usesUsers = mechanisms.stream().anyMatch(mechanism -> !mechanism.equals(OAUTHBEARER));
+        if (usersFile == null && usesUsers) {
+            in.problem(usersKey, "is required with listener.sasl.mechanisms " + mechanisms
+                    + ": the users that PLAIN and SCRAM authenticate against");
+        } else if (usersFile != null && !usesUsers) {
+            in.problem(usersKey, "is only used by PLAIN and SCRAM, which listener.sasl.mechanisms does not list");
         }
-        return new ProxyConfig.Sasl(mechanisms, usersFile, maxReauth);
+        return new ProxyConfig.Sasl(mechanisms, usersFile, maxReauth, oauthBearer);
+    }
+
+    /**
+     * How OAUTHBEARER tokens are checked, {@code null} unless {@code on}; its keys are refused
+     * without OAUTHBEARER, and exactly one key source is required with it.
+     */
+    private static ProxyConfig.OAuthBearer oauthBearer(ConfigReader in, boolean on) {
+        String section = "listener.sasl.oauthbearer";
+        ConfigKey fileKey = key(section, "jwksFile");
+        ConfigKey urlKey = key(section, "jwksUrl");
+        ConfigKey caKey = key(section, "jwksCaFile");
+        ConfigKey refreshKey = key(section, "jwksRefreshInterval");
+        ConfigKey fetchTimeoutKey = key(section, "jwksFetchTimeout");
+        ConfigKey issuerKey = key(section, "issuer");
+        ConfigKey audienceKey = key(section, "audience");
+        ConfigKey claimKey = key(section, "principalClaim");
+        ConfigKey skewKey = key(section, "clockSkew");
+        Path jwksFile = in.optionalFile(fileKey);
+        URI jwksUrl = in.optionalHttpsUrl(urlKey);
+        Path caFile = in.optionalFile(caKey);
+        Duration refresh = in.optionalDuration(refreshKey);
+        Duration fetchTimeout = in.optionalDuration(fetchTimeoutKey);
+        String issuer = in.optionalText(issuerKey);
+        List<String> audience = in.optionalTexts(audienceKey);
+        String claim = in.optionalText(claimKey);
+        Duration skew = in.optionalDuration(skewKey);
+        if (!on) {
+            Object[] values = {jwksFile, jwksUrl, caFile, refresh, fetchTimeout, issuer, audience, claim, skew};
+            ConfigKey[] keys = {fileKey, urlKey, caKey, refreshKey, fetchTimeoutKey, issuerKey, audienceKey, claimKey,
+                    skewKey};
+            for (int i = 0; i < keys.length; i++) {
+                if (values[i] != null) {
+                    in.problem(keys[i], "is only used with OAUTHBEARER: add it to listener.sasl.mechanisms");
+                }
+            }
+            return null;
+        }
+        if ((jwksFile == null) == (jwksUrl == null)) {
+            in.problem(fileKey, "exactly one of " + fileKey.path() + " and " + urlKey.path()
+                    + " is required with OAUTHBEARER: where the token signing keys (JWKS) come from");
+        }
+        if (jwksUrl == null) {
+            for (ConfigKey key : new ConfigKey[] {caKey, refreshKey, fetchTimeoutKey}) {
+                if (key == caKey ? caFile != null : (key == refreshKey ? refresh : fetchTimeout) != null) {
+                    in.problem(key, "is only used with " + urlKey.path());
+                }
+            }
+        }
+        if (skew != null && skew.toSeconds() > Integer.MAX_VALUE) {
+            in.problem(skewKey, "is too large");
+        }
+        return new ProxyConfig.OAuthBearer(jwksFile, jwksUrl, caFile,
+                Objects.requireNonNullElse(refresh, Duration.ofMinutes(5)),
+                Objects.requireNonNullElse(fetchTimeout, Duration.ofSeconds(10)), issuer,
+                audience == null ? List.of() : audience, Objects.requireNonNullElse(claim, "sub"),
+                Objects.requireNonNullElse(skew, Duration.ofSeconds(30)));
     }
 
     /** TLS towards the brokers, {@code null} unless {@code backends.tls.enabled} is true. */

@@ -218,6 +218,42 @@ final class ConfigReader {
         return words;
     }
 
+    /** An optional non-blank text, stripped; {@code null} when not set. */
+    String optionalText(ConfigKey key) {
+        return scalar(key, null, "a non-empty string", false, ConfigReader::nonBlank, true);
+    }
+
+    /** An optional list of non-blank texts; {@code null} when not set, empty when unusable (the problem is recorded). */
+    List<String> optionalTexts(ConfigKey key) {
+        if (raw(key).isEmpty()) {
+            return null;
+        }
+        return list(key, List.of(), "a non-empty list of strings", ConfigReader::nonBlank);
+    }
+
+    /** An optional absolute {@code https://} URL; {@code null} when not set. */
+    URI optionalHttpsUrl(ConfigKey key) {
+        String expected = "an https:// URL";
+        return scalar(key, null, expected, false, text -> {
+            try {
+                URI uri = new URI(text);
+                if (!"https".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
+                    throw new Unfit(expected);
+                }
+                return uri;
+            } catch (URISyntaxException e) {
+                throw new Unfit(expected);
+            }
+        }, true);
+    }
+
+    private static String nonBlank(String text) throws Unfit {
+        if (text.isBlank()) {
+            throw new Unfit("a non-empty string");
+        }
+        return text.strip();
+    }
+
     /** Records a problem that involves several keys (a cross-field rule). */
     void problem(ConfigKey key, String message) {
         problems.add(location(key, "", false) + ": " + message);

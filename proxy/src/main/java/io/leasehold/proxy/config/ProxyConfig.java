@@ -1,5 +1,6 @@
 package io.leasehold.proxy.config;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -79,12 +80,35 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * how long an authentication lasts before the client must re-authenticate (KIP-368;
      * {@code null}: for the life of the connection).
      */
-    public record Sasl(List<String> mechanisms, Path usersFile, Duration connectionsMaxReauth) {
+    public record Sasl(List<String> mechanisms, Path usersFile, Duration connectionsMaxReauth,
+                       OAuthBearer oauthBearer) {
         /** The mechanisms the proxy implements, by their SASL names. */
-        public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
+        public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN",
+                "OAUTHBEARER");
 
         public Sasl {
             mechanisms = List.copyOf(mechanisms);
+        }
+
+        /** SASL without OAUTHBEARER. */
+        public Sasl(List<String> mechanisms, Path usersFile, Duration connectionsMaxReauth) {
+            this(mechanisms, usersFile, connectionsMaxReauth, null);
+        }
+    }
+
+    /**
+     * How OAUTHBEARER tokens are checked ({@code listener.sasl.oauthbearer}): the signing keys
+     * from a mounted JWKS file ({@code jwksFile}) or an {@code https} URL ({@code jwksUrl}, fetched
+     * every {@code jwksRefreshInterval}, each fetch bounded by {@code jwksFetchTimeout}, trusting
+     * {@code jwksCaFile} or the system trust store); the issuer and audiences a token must name
+     * ({@code null} / empty: not checked); the claim that names the principal; the clock skew
+     * allowed on expiry and not-before.
+     */
+    public record OAuthBearer(Path jwksFile, URI jwksUrl, Path jwksCaFile, Duration jwksRefreshInterval,
+                              Duration jwksFetchTimeout, String issuer, List<String> audience, String principalClaim,
+                              Duration clockSkew) {
+        public OAuthBearer {
+            audience = List.copyOf(audience);
         }
     }
 

@@ -13,7 +13,11 @@ public final class AuthenticationFailure extends Exception {
         this.reason = reason;
     }
 
-    /** One of "unknown_user", "bad_credentials", "bad_message", "unsupported_mechanism", "wrong_order". */
+    /**
+     * One of "unknown_user", "bad_credentials", "bad_message", "unsupported_mechanism", "wrong_order",
+     * "principal_changed", and for OAUTHBEARER "token_expired", "token_not_yet_valid", "bad_issuer",
+     * "bad_audience", "bad_signature", "bad_token", "no_principal", "authorization_id_mismatch".
+     */
     public String reason() {
         return reason;
     }

@@ -1,6 +1,9 @@
 package io.leasehold.proxy.security;
 
 import io.netty.channel.Channel;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -10,9 +13,10 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
  * One client connection's SASL state: waiting for a handshake, then for the mechanism's tokens,
- * then authenticated (or failed, after which the connection is closed). With a maximum session
- * lifetime (KIP-368) an authenticated client may run the exchange again on the same connection,
- * with the same mechanism and as the same user, before its session expires. Authenticating sets
+ * then authenticated (or failed, after which the connection is closed). A session has a lifetime
+ * (KIP-368) when a maximum is configured and/or the credential expires (an OAUTHBEARER token;
+ * the shorter wins): the client may then run the exchange again on the same connection, with the
+ * same mechanism and as the same user, before its session expires. Authenticating sets
  * the connection's {@link ConnectionPrincipal}. Event-loop confined.
  */
 final class SaslAuthenticator {
@@ -20,6 +24,7 @@ final class SaslAuthenticator {
 
     /** KIP-368 re-authentication needs SaslHandshake and SaslAuthenticate v1 or later. */
     private static final short FIRST_REAUTH_VERSION = 1;
+    private static final String OAUTHBEARER = "OAUTHBEARER";
 
     private final SaslSettings settings;
     private final AuthenticationMetrics metrics;
@@ -29,6 +34,8 @@ final class SaslAuthenticator {
     private SaslExchange exchange;
     private String userName;
     private boolean reauthenticating;
+    /** The current session's lifetime, {@code null} when it lasts as long as the connection. */
+    private Duration sessionLifetime;
     private long sessionExpiresAtNanos;
 
     SaslAuthenticator(SaslSettings settings, AuthenticationMetrics metrics, Channel channel) {
@@ -53,15 +60,19 @@ final class SaslAuthenticator {
 
     /** Whether the session of an authenticated client has passed its lifetime without re-authentication. */
     boolean expired() {
-        return state == State.AUTHENTICATED && settings.maxReauth() != null
+        return state == State.AUTHENTICATED && sessionLifetime != null
                 && System.nanoTime() - sessionExpiresAtNanos > 0;
+    }
+
+    /** Whether the authenticated client may run the exchange again: its session has a lifetime. */
+    boolean mayReauthenticate() {
+        return state == State.AUTHENTICATED && sessionLifetime != null;
     }
 
     /** Answers a SaslHandshake of {@code version}: the chosen mechanism starts, or the connection fails. */
     SaslHandshakeResponseData handshake(SaslHandshakeRequestData request, short version) {
         SaslHandshakeResponseData response = new SaslHandshakeResponseData().setMechanisms(settings.mechanisms());
-        boolean reauthentication = state == State.AUTHENTICATED && settings.maxReauth() != null
-                && version >= FIRST_REAUTH_VERSION;
+        boolean reauthentication = mayReauthenticate() && version >= FIRST_REAUTH_VERSION;
         if (state != State.AWAITING_HANDSHAKE && !reauthentication) {
             fail(mechanism == null ? "none" : mechanism, "wrong_order");
             return response.setErrorCode(Errors.ILLEGAL_SASL_STATE.code());
@@ -74,12 +85,19 @@ final class SaslAuthenticator {
         }
         reauthenticating = reauthentication;
         mechanism = requested;
-        UserDirectory users = settings.users().current();
-        exchange = ScramMechanism.isScram(requested)
-                ? new ScramExchange(ScramMechanism.forMechanismName(requested), users)
-                : new PlainExchange(users);
+        exchange = exchangeFor(requested);
         state = State.AWAITING_AUTHENTICATE;
         return response.setErrorCode(Errors.NONE.code());
+    }
+
+    private SaslExchange exchangeFor(String requested) {
+        if (requested.equals(OAUTHBEARER)) {
+            return new OAuthBearerExchange(new TokenValidator(settings.oauthBearer(), Clock.systemUTC()));
+        }
+        UserDirectory users = settings.users().current();
+        return ScramMechanism.isScram(requested)
+                ? new ScramExchange(ScramMechanism.forMechanismName(requested), users)
+                : new PlainExchange(users);
     }
 
     /**
@@ -95,8 +113,8 @@ final class SaslAuthenticator {
         }
         try {
             response.setErrorCode(Errors.NONE.code()).setAuthBytes(step(request.authBytes()));
-            if (state == State.AUTHENTICATED && settings.maxReauth() != null && version >= FIRST_REAUTH_VERSION) {
-                response.setSessionLifetimeMs(settings.maxReauth().toMillis());
+            if (state == State.AUTHENTICATED && sessionLifetime != null && version >= FIRST_REAUTH_VERSION) {
+                response.setSessionLifetimeMs(sessionLifetime.toMillis());
             }
             return response;
         } catch (AuthenticationFailure e) {
@@ -123,12 +141,14 @@ final class SaslAuthenticator {
                     throw new AuthenticationFailure("principal_changed", "Cannot change principals during "
                             + "re-authentication from " + userName + " to " + authenticated);
                 }
+                Duration lifetime = lifetime(exchange.credentialExpiry());
                 userName = authenticated;
                 exchange = null;
                 state = State.AUTHENTICATED;
                 ConnectionPrincipal.set(channel, ConnectionPrincipal.user(userName));
-                if (settings.maxReauth() != null) {
-                    sessionExpiresAtNanos = System.nanoTime() + settings.maxReauth().toNanos();
+                sessionLifetime = lifetime;
+                if (lifetime != null) {
+                    sessionExpiresAtNanos = System.nanoTime() + lifetime.toNanos();
                 }
                 metrics.succeeded(mechanism);
             }
@@ -137,6 +157,23 @@ final class SaslAuthenticator {
             fail(mechanism, e.reason());
             throw e;
         }
+    }
+
+    /**
+     * The session lifetime: the configured maximum, capped by the credential's remaining validity.
+     *
+     * @throws AuthenticationFailure when the credential has already expired (accepted only within the clock skew)
+     */
+    private Duration lifetime(Instant credentialExpiry) throws AuthenticationFailure {
+        if (credentialExpiry == null) {
+            return settings.maxReauth();
+        }
+        Duration remaining = Duration.between(Instant.now(), credentialExpiry);
+        if (remaining.isNegative() || remaining.isZero()) {
+            throw new AuthenticationFailure("token_expired", "Authentication failed: the token has expired");
+        }
+        return settings.maxReauth() == null || remaining.compareTo(settings.maxReauth()) < 0
+                ? remaining : settings.maxReauth();
     }
 
     private void fail(String failedMechanism, String reason) {

@@ -1,5 +1,7 @@
 package io.leasehold.proxy.security;
 
+import java.time.Instant;
+
 /** The server side of one SASL mechanism's exchange on one connection. */
 interface SaslExchange {
     /**
@@ -14,4 +16,12 @@ interface SaslExchange {
 
     /** The authenticated user's name; only once {@link #complete()}. */
     String userName();
+
+    /**
+     * When the credential the client authenticated with stops being valid (an OAUTHBEARER
+     * token's expiry), or {@code null} when it does not expire; only once {@link #complete()}.
+     */
+    default Instant credentialExpiry() {
+        return null;
+    }
 }

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * SASL APIs are served; any other request closes the connection, as a Kafka broker does. A
  * failed exchange is answered with the protocol's error and then the connection is closed.
  *
- * <p>With {@code listener.sasl.connectionsMaxReauth} the session lifetime goes to the client in
- * the last SaslAuthenticate answer; an authenticated client may then run the SASL exchange
+ * <p>With {@code listener.sasl.connectionsMaxReauth}, or an OAUTHBEARER token's expiry, the
+ * session lifetime goes to the client in the last SaslAuthenticate answer; an authenticated client may then run the SASL exchange
  * again (KIP-368), and the first request after its session expired closes the connection.
  *
  * <p>Each connection's {@link SaslAuthenticator} is kept on its channel. Requests arrive here in
@@ -76,9 +76,10 @@ public final class SaslGate implements RequestHandler {
         try {
             if (authenticated && !sasl) {
                 return refuse("session_expired", request + ": the SASL session of " + authenticator.userName()
-                        + " expired without re-authentication (listener.sasl.connectionsMaxReauth)");
+                        + " expired without re-authentication (listener.sasl.connectionsMaxReauth or the "
+                        + "token's expiry)");
             }
-            if (authenticated && settings.maxReauth() == null) {
+            if (authenticated && !authenticator.mayReauthenticate()) {
                 return refuse("unexpected_sasl", request + " after the connection authenticated as "
                         + authenticator.userName() + " (re-authentication is off)");
             }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.proxy.files.MountedFileWatcher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +31,9 @@ class AclsFileTest {
     void aChangedFileReplacesTheRulesAndABadChangeKeepsThePreviousOnes(@TempDir Path dir) throws Exception {
         Path path = Files.writeString(dir.resolve("acls.yaml"), ALICE_WRITES);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (AclsFile file = AclsFile.load(path)) {
-            file.watch(Duration.ofMillis(20), new AuthorizationMetrics(registry));
+        AclsFile file = AclsFile.load(path);
+        try (MountedFileWatcher watcher = new MountedFileWatcher(Duration.ofMillis(20))) {
+            file.reloadWith(watcher, new AuthorizationMetrics(registry));
             assertThat(file.current().allows(ALICE, AclOperation.WRITE, ResourceType.TOPIC, "orders")).isTrue();
 
             Files.writeString(path, "acls:\n  - {principal: alice}\n");

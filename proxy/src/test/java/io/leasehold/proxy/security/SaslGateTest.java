@@ -112,7 +112,7 @@ class SaslGateTest {
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private static byte[] frame(ApiKeys api, short version, int correlationId, ApiMessage body) {
+    static byte[] frame(ApiKeys api, short version, int correlationId, ApiMessage body) {
         ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, api, version, "test", body);
         try {
             KafkaMessages.withRequestCorrelationId(request, correlationId);
@@ -125,7 +125,7 @@ class SaslGateTest {
     }
 
     /** A length prefix and the bytes: how tokens travel after SaslHandshake v0. */
-    private static byte[] bare(byte[] bytes) {
+    static byte[] bare(byte[] bytes) {
         return ByteBuffer.allocate(4 + bytes.length).putInt(bytes.length).put(bytes).array();
     }
 
@@ -134,7 +134,7 @@ class SaslGateTest {
     }
 
     /** Reads one response frame and decodes it as {@code api} v{@code version}. */
-    private static <T extends ApiMessage> T read(Socket socket, ApiKeys api, short version) throws IOException {
+    static <T extends ApiMessage> T read(Socket socket, ApiKeys api, short version) throws IOException {
         DataInputStream in = new DataInputStream(socket.getInputStream());
         byte[] bytes = new byte[in.readInt()];
         in.readFully(bytes);
@@ -142,7 +142,7 @@ class SaslGateTest {
         return KafkaMessages.decodeResponse(frame, api, version);
     }
 
-    private static boolean closedByServer(Socket socket) throws IOException {
+    static boolean closedByServer(Socket socket) throws IOException {
         try {
             while (socket.getInputStream().read() != -1) {
                 // Responses written before the close are drained first.
@@ -394,7 +394,7 @@ class SaslGateTest {
     }
 
     /** Reads until the server closes; fails if it neither answers nor closes within the socket timeout. */
-    private static void drain(Socket socket, String what) throws IOException {
+    static void drain(Socket socket, String what) throws IOException {
         try {
             while (socket.getInputStream().read() != -1) {
                 // Answers are fine; only the end matters.
@@ -406,7 +406,7 @@ class SaslGateTest {
         }
     }
 
-    private static byte[] mutate(byte[] original, Random random) {
+    static byte[] mutate(byte[] original, Random random) {
         byte[] bytes = original.clone();
         switch (random.nextInt(5)) {
             case 0 -> {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.proxy.files.MountedFileWatcher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -75,31 +76,35 @@ class UsersFileParserTest {
     void aChangedFileIsReloadedAndABrokenChangeKeepsThePreviousUsers(@TempDir Path dir) throws Exception {
         Path path = Files.writeString(dir.resolve("users.yaml"), "users: [{name: alice, password: one}]\n");
         UsersFile file = UsersFile.load(path);
+        MountedFileWatcher watcher = new MountedFileWatcher(Duration.ofHours(1));
+        file.reloadWith(watcher);
         assertThat(file.current().find("alice").orElseThrow().password()).isEqualTo("one");
 
         Files.writeString(path, "users: [{name: alice, password: two}, {name: bob, password: three}]\n");
         assertThat(file.current().find("alice").orElseThrow().password())
                 .as("asking for the users reads no file").isEqualTo("one");
-        file.reloadIfChanged();
+        watcher.checkNow();
         assertThat(file.current().find("alice").orElseThrow().password()).isEqualTo("two");
         assertThat(file.current().find("bob")).isPresent();
 
         Files.writeString(path, "users: [{name: alice}]\n");
-        file.reloadIfChanged();
+        watcher.checkNow();
         assertThat(file.current().find("alice").orElseThrow().password()).as("previous users stay").isEqualTo("two");
 
         Files.delete(path);
-        file.reloadIfChanged();
+        watcher.checkNow();
         assertThat(file.current().find("bob")).as("a vanished file keeps the users too").isPresent();
         assertThatThrownBy(() -> UsersFile.load(path)).isInstanceOf(UsersFileException.class)
                 .hasMessageContaining("cannot read the users file");
+        watcher.close();
     }
 
     @Test
     void theWatcherThreadPicksUpAChangedFile(@TempDir Path dir) throws Exception {
         Path path = Files.writeString(dir.resolve("users.yaml"), "users: [{name: alice, password: one}]\n");
         UsersFile file = UsersFile.load(path);
-        try (UsersFileWatcher watcher = new UsersFileWatcher(file, Duration.ofMillis(50))) {
+        try (MountedFileWatcher watcher = new MountedFileWatcher(Duration.ofMillis(50))) {
+            file.reloadWith(watcher);
             Files.writeString(path, "users: [{name: alice, password: two}]\n");
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> file.current().find("alice").orElseThrow().password().equals("two"));

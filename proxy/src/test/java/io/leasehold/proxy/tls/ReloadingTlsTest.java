@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.config.ServerSslContextFactory;
 import io.leasehold.proxy.testing.TestCertificates;
+import io.leasehold.proxy.files.MountedFileWatcher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.ssl.SslContext;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -37,20 +39,23 @@ class ReloadingTlsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new CertificateExpiryMetrics(registry).track(tls::expiries);
         SslContext first = tls.context();
+        MountedFileWatcher watcher = new MountedFileWatcher(Duration.ofHours(1));
+        tls.reloadWith(watcher);
 
-        assertThat(tls.reloadIfChanged()).as("nothing changed").isFalse();
-        assertThat(tls.context()).isSameAs(first);
+        watcher.checkNow();
+        assertThat(tls.context()).as("nothing changed").isSameAs(first);
 
         certs.issue(TestCertificates.SERVER, "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1\n");
-        assertThat(tls.reloadIfChanged()).as("a rotated certificate and key").isTrue();
+        watcher.checkNow();
         SslContext second = tls.context();
-        assertThat(second).isNotSameAs(first);
+        assertThat(second).as("a rotated certificate and key").isNotSameAs(first);
         assertThat(registry.get("leasehold.certificate.expiry").tag("role", "listener").gauge().value())
                 .isEqualTo((double) notAfter(cert));
 
         Files.writeString(key, "not a key");
-        assertThat(tls.reloadIfChanged()).as("an unusable key").isFalse();
-        assertThat(tls.context()).as("the last usable context stays").isSameAs(second);
+        watcher.checkNow();
+        assertThat(tls.context()).as("an unusable key: the last usable context stays").isSameAs(second);
+        watcher.close();
     }
 
     private static long notAfter(Path pem) throws Exception {
