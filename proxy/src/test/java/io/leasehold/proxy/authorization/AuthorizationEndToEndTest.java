@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.leasehold.proxy.testing.PrometheusScrape;
+import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.proxy.testing.StringClients;
-import io.leasehold.routing.testing.EtcdServer;
-import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.KafkajsProcess;
 import io.leasehold.testing.LocalCluster;
-import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,14 +89,8 @@ class AuthorizationEndToEndTest {
     private Path dir;
     private Path aclsFile;
     private LocalCluster cluster;
-    private Proxy first;
-    private Proxy second;
-
-    private record Proxy(ManagedProcess process, int port, PrometheusScrape metrics) {
-        String address() {
-            return "127.0.0.1:" + port;
-        }
-    }
+    private ConfiguredProxy first;
+    private ConfiguredProxy second;
 
     @BeforeAll
     void startClusterAndProxies(@TempDir Path tempDir) throws Exception {
@@ -120,45 +111,22 @@ class AuthorizationEndToEndTest {
             return;
         }
         try {
-            for (Proxy proxy : Stream.of(first, second).filter(Objects::nonNull).toList()) {
-                assertThat(proxy.process().terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
-                assertThat(Files.readString(proxy.process().stderrLog())).doesNotContain("LEAK:");
+            for (ConfiguredProxy proxy : Stream.of(first, second).filter(Objects::nonNull).toList()) {
+                proxy.stop();
             }
         } finally {
             cluster.close();
         }
     }
 
-    private Proxy startProxy(String name, Path users) throws IOException {
-        int port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
-        Path config = Files.writeString(dir.resolve(name + ".yaml"), """
-                listener:
-                  host: 127.0.0.1
-                  port: %d
-                  advertisedHost: 127.0.0.1
-                  sasl: { mechanisms: [SCRAM-SHA-512], usersFile: %s }
-                authorization: { aclsFile: %s }
-                etcd:     { endpoints: ["%s"], prefix: %s }
-                backends: { bootstrap: ["%s"] }
-                admin:    { host: 127.0.0.1, port: %d }
-                """.formatted(port, users, aclsFile, cluster.etcdEndpoint(), cluster.prefix(),
-                cluster.bootstrapServers(), adminPort));
-        List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
-        jvm.add("-Dio.netty.leakDetection.level=paranoid");
-        ManagedProcess process = ManagedProcess.start(name, new JavaCommand(System.getProperty("java.class.path"), jvm)
-                .command("io.leasehold.proxy.Main", List.of("--config", config.toString())), cluster.logDir(), Map.of());
-        try {
-            process.awaitReady(Duration.ofSeconds(60));
-        } catch (RuntimeException e) {
-            process.close();
-            throw e;
-        }
-        return new Proxy(process, port, new PrometheusScrape("http://127.0.0.1:" + adminPort));
+    private ConfiguredProxy startProxy(String name, Path users) {
+        return ConfiguredProxy.builder(cluster, dir, name)
+                .listener("sasl: { mechanisms: [SCRAM-SHA-512], usersFile: %s }".formatted(users))
+                .section("authorization: { aclsFile: %s }".formatted(aclsFile)).start();
     }
 
     /** kafka-clients settings for {@code proxy} as {@code user} (SCRAM-SHA-512 over plaintext). */
-    private static Map<String, Object> as(String user, Proxy proxy) {
+    private static Map<String, Object> as(String user, ConfiguredProxy proxy) {
         Map<String, Object> settings = new HashMap<>();
         settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
         settings.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
@@ -315,7 +283,8 @@ class AuthorizationEndToEndTest {
     }
 
     /** Runs kcat as {@code user} against {@code proxy}. */
-    private StringClients.KcatRun kcat(String user, Proxy proxy, String input, String... arguments) throws Exception {
+    private StringClients.KcatRun kcat(String user, ConfiguredProxy proxy, String input, String... arguments)
+            throws Exception {
         List<String> command = new ArrayList<>(List.of("kcat", "-b", proxy.address(),
                 "-X", "security.protocol=sasl_plaintext", "-X", "sasl.mechanisms=SCRAM-SHA-512",
                 "-X", "sasl.username=" + user, "-X", "sasl.password=" + PASSWORDS.get(user)));
@@ -346,8 +315,8 @@ class AuthorizationEndToEndTest {
     }
 
     /** Runs the kafkajs client as {@code user} and returns its JSON events once it has exited or seen {@code until}. */
-    private List<JsonNode> kafkajs(String name, String user, Proxy proxy, List<String> arguments, String input,
-                                   String until) throws Exception {
+    private List<JsonNode> kafkajs(String name, String user, ConfiguredProxy proxy, List<String> arguments,
+                                   String input, String until) throws Exception {
         List<String> all = new ArrayList<>(arguments);
         all.addAll(List.of("--brokers", proxy.address(), "--sasl-mechanism", "scram-sha-512",
                 "--sasl-username", user, "--retries", "2"));
@@ -416,7 +385,7 @@ class AuthorizationEndToEndTest {
                         "readers-" + UUID.randomUUID(), 1), records -> !records.isEmpty());
 
         assertThat(read).containsExactly("after-0");
-        for (Proxy proxy : List.of(first, second)) {
+        for (ConfiguredProxy proxy : List.of(first, second)) {
             assertThat(proxy.metrics().value("leasehold_authorization_reloads_total", "outcome=\"success\""))
                     .isGreaterThanOrEqualTo(1);
         }

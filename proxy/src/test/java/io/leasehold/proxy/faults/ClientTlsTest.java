@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.leasehold.proxy.testing.PrometheusScrape;
+import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestCertificates;
-import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
@@ -55,15 +54,8 @@ class ClientTlsTest {
     private Path dir;
     private TestCertificates certs;
     private LocalCluster cluster;
-    private TlsProxy serverTls;
-    private TlsProxy mutualTls;
-
-    /** A proxy process listening with TLS on {@code port}. */
-    private record TlsProxy(ManagedProcess process, int port, PrometheusScrape metrics) {
-        String address() {
-            return "127.0.0.1:" + port;
-        }
-    }
+    private ConfiguredProxy serverTls;
+    private ConfiguredProxy mutualTls;
 
     @BeforeAll
     void startClusterAndProxies(@TempDir Path tempDir) throws Exception {
@@ -71,7 +63,7 @@ class ClientTlsTest {
         certs = TestCertificates.generate(dir.resolve("certs"));
         cluster = LocalCluster.builder("client-tls").brokers(1).leaseTtl(Duration.ofSeconds(5)).start();
         serverTls = startProxy("tls-proxy", "");
-        mutualTls = startProxy("mtls-proxy", "  tlsCaFile: %s\n  tlsClientAuth: required".formatted(certs.caCert()));
+        mutualTls = startProxy("mtls-proxy", "tlsCaFile: %s\ntlsClientAuth: required".formatted(certs.caCert()));
     }
 
     @AfterAll
@@ -80,10 +72,8 @@ class ClientTlsTest {
             return;
         }
         try {
-            for (TlsProxy proxy : List.of(serverTls, mutualTls)) {
-                // SIGTERM drains and exits 0; the paranoid leak detector must not have found a leaked buffer.
-                assertThat(proxy.process().terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
-                assertThat(Files.readString(proxy.process().stderrLog())).doesNotContain("LEAK:");
+            for (ConfiguredProxy proxy : List.of(serverTls, mutualTls)) {
+                proxy.stop();
             }
         } finally {
             cluster.close();
@@ -91,32 +81,13 @@ class ClientTlsTest {
     }
 
     /** Starts a proxy whose listener has the test's server certificate plus {@code moreListenerKeys}. */
-    private TlsProxy startProxy(String name, String moreListenerKeys) throws IOException {
-        int port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
-        Path config = Files.writeString(dir.resolve(name + ".yaml"), """
-                listener:
-                  host: 127.0.0.1
-                  port: %d
-                  advertisedHost: 127.0.0.1
-                  tlsCertFile: %s
-                  tlsKeyFile: %s
-                %s
-                etcd:     { endpoints: ["%s"], prefix: %s }
-                backends: { bootstrap: ["%s"] }
-                admin:    { host: 127.0.0.1, port: %d }
-                """.formatted(port, certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.SERVER),
-                moreListenerKeys, cluster.etcdEndpoint(), cluster.prefix(), cluster.bootstrapServers(), adminPort));
-        List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
-        jvm.add("-Dio.netty.leakDetection.level=paranoid");
-        ManagedProcess process = ManagedProcess.start(name, new JavaCommand(System.getProperty("java.class.path"), jvm)
-                .command("io.leasehold.proxy.Main", List.of("--config", config.toString())), cluster.logDir(), Map.of());
-        process.awaitReady(Duration.ofSeconds(60));
-        return new TlsProxy(process, port, new PrometheusScrape("http://127.0.0.1:" + adminPort));
+    private ConfiguredProxy startProxy(String name, String moreListenerKeys) {
+        return ConfiguredProxy.builder(cluster, dir, name).listener("tlsCertFile: %s\ntlsKeyFile: %s\n%s".formatted(
+                certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.SERVER), moreListenerKeys)).start();
     }
 
     /** kafka-clients settings for TLS to the proxy: trust the test CA (PEM), present the client certificate if asked. */
-    private Map<String, Object> ssl(TlsProxy proxy, boolean clientCertificate) throws IOException {
+    private Map<String, Object> ssl(ConfiguredProxy proxy, boolean clientCertificate) throws IOException {
         Map<String, Object> settings = new HashMap<>();
         settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
         settings.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
@@ -146,7 +117,7 @@ class ClientTlsTest {
     }
 
     /** Runs kcat against {@code proxy} over TLS with {@code input} on stdin; fails unless it exits 0 in time. */
-    private List<String> kcat(TlsProxy proxy, boolean clientCertificate, String input, String... arguments)
+    private List<String> kcat(ConfiguredProxy proxy, boolean clientCertificate, String input, String... arguments)
             throws Exception {
         List<String> command = new ArrayList<>(List.of("kcat", "-b", proxy.address(), "-X", "security.protocol=ssl",
                 "-X", "ssl.ca.location=" + certs.caCert()));

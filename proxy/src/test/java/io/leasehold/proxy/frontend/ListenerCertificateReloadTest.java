@@ -3,12 +3,10 @@ package io.leasehold.proxy.frontend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.proxy.testing.TestCertificates;
-import io.leasehold.routing.testing.EtcdServer;
-import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
-import io.leasehold.testing.ManagedProcess;
 import java.io.InputStream;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -17,8 +15,6 @@ import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -41,25 +37,11 @@ class ListenerCertificateReloadTest {
     void newConnectionsGetTheRotatedCertificateWhileOpenOnesKeepWorking() throws Exception {
         TestCertificates certs = TestCertificates.generate(dir.resolve("certs"));
         try (LocalCluster cluster = LocalCluster.builder("listener-reload").brokers(1).start()) {
-            int port = EtcdServer.freePort();
-            int adminPort = EtcdServer.freePort();
-            Path config = Files.writeString(dir.resolve("proxy.yaml"), """
-                    listener:
-                      host: 127.0.0.1
-                      port: %d
-                      advertisedHost: 127.0.0.1
-                      tlsCertFile: %s
-                      tlsKeyFile: %s
-                    etcd:     { endpoints: ["%s"], prefix: %s }
-                    backends: { bootstrap: ["%s"] }
-                    admin:    { host: 127.0.0.1, port: %d }
-                    """.formatted(port, certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.SERVER),
-                    cluster.etcdEndpoint(), cluster.prefix(), cluster.bootstrapServers(), adminPort));
-            try (ManagedProcess proxy = ManagedProcess.start("reloading-proxy", JavaCommand.ofCurrentClasspath()
-                    .command("io.leasehold.proxy.Main", List.of("--config", config.toString())), cluster.logDir(),
-                    Map.of())) {
-                proxy.awaitReady(Duration.ofSeconds(60));
-                PrometheusScrape metrics = new PrometheusScrape("http://127.0.0.1:" + adminPort);
+            try (ConfiguredProxy proxy = ConfiguredProxy.builder(cluster, dir, "reloading-proxy")
+                    .listener("tlsCertFile: %s\ntlsKeyFile: %s".formatted(certs.cert(TestCertificates.SERVER),
+                            certs.key(TestCertificates.SERVER))).start()) {
+                int port = proxy.port();
+                PrometheusScrape metrics = proxy.metrics();
                 X509Certificate first = certificate(certs.cert(TestCertificates.SERVER));
                 assertThat(metrics.value(EXPIRY, "role=\"listener\""))
                         .isEqualTo((double) first.getNotAfter().toInstant().getEpochSecond());

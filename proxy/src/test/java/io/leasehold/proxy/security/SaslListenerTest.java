@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestCertificates;
-import io.leasehold.routing.testing.EtcdServer;
-import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.KafkajsProcess;
 import io.leasehold.testing.LocalCluster;
-import io.leasehold.testing.ManagedProcess;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -61,10 +59,14 @@ class SaslListenerTest {
     private SaslProxy plaintext;
     private SaslProxy tls;
 
-    /** A proxy process whose listener requires SASL; {@code tls} says whether TLS is under it. */
-    private record SaslProxy(ManagedProcess process, int port, boolean tls, PrometheusScrape metrics) {
+    /** A proxy whose listener requires SASL; {@code tls} says whether TLS is under it. */
+    private record SaslProxy(ConfiguredProxy proxy, boolean tls) {
         String address() {
-            return "127.0.0.1:" + port;
+            return proxy.address();
+        }
+
+        PrometheusScrape metrics() {
+            return proxy.metrics();
         }
     }
 
@@ -76,7 +78,7 @@ class SaslListenerTest {
                 + ALICE_PASSWORD + "\"\n" + scramOnlyEntry("bob", BOB_PASSWORD));
         cluster = LocalCluster.builder("sasl").brokers(1).leaseTtl(Duration.ofSeconds(5)).start();
         plaintext = startProxy("sasl-plaintext-proxy", users, "");
-        tls = startProxy("sasl-ssl-proxy", users, "  tlsCertFile: %s\n  tlsKeyFile: %s\n".formatted(
+        tls = startProxy("sasl-ssl-proxy", users, "tlsCertFile: %s\ntlsKeyFile: %s\n".formatted(
                 certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.SERVER)));
     }
 
@@ -98,37 +100,19 @@ class SaslListenerTest {
         }
         try {
             for (SaslProxy proxy : List.of(plaintext, tls)) {
-                assertThat(proxy.process().terminate(Duration.ofSeconds(30))).as("exit code of " + proxy).isZero();
-                String log = Files.readString(proxy.process().stderrLog());
-                assertThat(log).doesNotContain("LEAK:").doesNotContain(ALICE_PASSWORD).doesNotContain(BOB_PASSWORD);
+                assertThat(proxy.proxy().stop()).doesNotContain(ALICE_PASSWORD).doesNotContain(BOB_PASSWORD);
             }
         } finally {
             cluster.close();
         }
     }
 
-    private SaslProxy startProxy(String name, Path users, String tlsKeys) throws IOException {
-        int port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
-        Path config = Files.writeString(dir.resolve(name + ".yaml"), """
-                listener:
-                  host: 127.0.0.1
-                  port: %d
-                  advertisedHost: 127.0.0.1
-                %s  sasl:
-                    mechanisms: [SCRAM-SHA-512, SCRAM-SHA-256, PLAIN]
-                    usersFile: %s
-                etcd:     { endpoints: ["%s"], prefix: %s }
-                backends: { bootstrap: ["%s"] }
-                admin:    { host: 127.0.0.1, port: %d }
-                """.formatted(port, tlsKeys, users, cluster.etcdEndpoint(), cluster.prefix(),
-                cluster.bootstrapServers(), adminPort));
-        List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
-        jvm.add("-Dio.netty.leakDetection.level=paranoid");
-        ManagedProcess process = ManagedProcess.start(name, new JavaCommand(System.getProperty("java.class.path"), jvm)
-                .command("io.leasehold.proxy.Main", List.of("--config", config.toString())), cluster.logDir(), Map.of());
-        process.awaitReady(Duration.ofSeconds(60));
-        return new SaslProxy(process, port, !tlsKeys.isEmpty(), new PrometheusScrape("http://127.0.0.1:" + adminPort));
+    private SaslProxy startProxy(String name, Path users, String tlsKeys) {
+        return new SaslProxy(ConfiguredProxy.builder(cluster, dir, name).listener(tlsKeys).listener("""
+                sasl:
+                  mechanisms: [SCRAM-SHA-512, SCRAM-SHA-256, PLAIN]
+                  usersFile: %s
+                """.formatted(users)).start(), !tlsKeys.isEmpty());
     }
 
     /** kafka-clients settings for {@code proxy} as {@code user} with {@code mechanism}. */

@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.proxy.testing.StringClients;
-import io.leasehold.routing.testing.EtcdServer;
-import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.KafkajsProcess;
 import io.leasehold.testing.LocalCluster;
-import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +47,7 @@ class SaslReauthenticationTest {
 
     private Path dir;
     private LocalCluster cluster;
-    private ManagedProcess proxy;
+    private ConfiguredProxy proxy;
     private int port;
     private PrometheusScrape metrics;
 
@@ -59,27 +57,14 @@ class SaslReauthenticationTest {
         Path users = Files.writeString(dir.resolve("users.yaml"), "users: [{name: carol, password: \"" + PASSWORD
                 + "\"}]\n");
         cluster = LocalCluster.builder("reauth").brokers(1).leaseTtl(Duration.ofSeconds(5)).start();
-        port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
-        Path config = Files.writeString(dir.resolve("proxy.yaml"), """
-                listener:
-                  host: 127.0.0.1
-                  port: %d
-                  advertisedHost: 127.0.0.1
-                  sasl:
-                    mechanisms: [SCRAM-SHA-512, PLAIN]
-                    usersFile: %s
-                    connectionsMaxReauth: %dms
-                etcd:     { endpoints: ["%s"], prefix: %s }
-                backends: { bootstrap: ["%s"] }
-                admin:    { host: 127.0.0.1, port: %d }
-                """.formatted(port, users, LIFETIME.toMillis(), cluster.etcdEndpoint(), cluster.prefix(),
-                cluster.bootstrapServers(), adminPort));
-        proxy = ManagedProcess.start("reauth-proxy", new JavaCommand(System.getProperty("java.class.path"),
-                JavaCommand.DEFAULT_JVM_OPTIONS).command("io.leasehold.proxy.Main",
-                List.of("--config", config.toString())), cluster.logDir(), Map.of());
-        proxy.awaitReady(Duration.ofSeconds(60));
-        metrics = new PrometheusScrape("http://127.0.0.1:" + adminPort);
+        proxy = ConfiguredProxy.builder(cluster, dir, "reauth-proxy").listener("""
+                sasl:
+                  mechanisms: [SCRAM-SHA-512, PLAIN]
+                  usersFile: %s
+                  connectionsMaxReauth: %dms
+                """.formatted(users, LIFETIME.toMillis())).start();
+        port = proxy.port();
+        metrics = proxy.metrics();
     }
 
     @AfterAll
@@ -89,7 +74,7 @@ class SaslReauthenticationTest {
         }
         try {
             if (proxy != null) {
-                assertThat(proxy.terminate(Duration.ofSeconds(30))).isZero();
+                proxy.stop();
             }
         } finally {
             cluster.close();
