@@ -129,7 +129,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         expiryMetrics.track(tls::etcdExpiries);
         reloading.forEach(r -> r.reloadWith(mountedFiles));
         ProxyConfig.Backends backends = config.backends();
-        this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout());
+        this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout(), new BrokerNameResolution.Ttls(
+                backends.dns().minTtl(), backends.dns().maxTtl(), backends.dns().negativeTtl()),
+                metrics::backendDnsLookupFailed);
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
                 backends.maxResponseBytes(), new BackendListener() {
@@ -176,7 +178,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                 limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
                 limits.frameCompletionTimeout(), limits.acceptsPerSecond(), limits.tlsHandshakesPerSecond(),
-                limits.maxPartitionsPerRequest(), limits.maxTopicsPerMetadataRequest()), listenerTls(tls), budget);
+                limits.maxPartitionsPerRequest(), limits.maxTopicsPerMetadataRequest(),
+                limits.requestsPerSecondPerConnection()), listenerTls(tls), budget);
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,

@@ -40,6 +40,9 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
     private final Map<String, Counter> listenerConnections = new ConcurrentHashMap<>();
     private final Counter requestsQueued;
+    private final Counter requestsThrottled;
+    private final Counter dnsLookupFailures;
+    private final Counter connectionMutes;
     private final Counter drainTimeouts;
     private final Counter notLeaderRejections;
     private final Counter notCoordinatorRejections;
@@ -68,6 +71,18 @@ public final class ProxyMetrics implements AutoCloseable {
         this.requestsQueued = Counter.builder("leasehold.requests.queued")
                 .description("Client requests held back because their connection had limits.maxInFlightPerConnection "
                         + "requests in progress; each is processed when one of those finishes")
+                .register(registry);
+        this.dnsLookupFailures = Counter.builder("leasehold.backend.dns.failures")
+                .description("Broker host names that did not resolve (the name servers failed, timed out or know no "
+                        + "such name)")
+                .register(registry);
+        this.requestsThrottled = Counter.builder("leasehold.requests.throttled")
+                .description("Client requests held back because their connection had used its "
+                        + "limits.requestsPerSecondPerConnection")
+                .register(registry);
+        this.connectionMutes = Counter.builder("leasehold.client.connection.mutes")
+                .description("Times a client connection stopped being read because it had used its "
+                        + "limits.requestsPerSecondPerConnection")
                 .register(registry);
         this.drainTimeouts = Counter.builder("leasehold.drain.timeouts")
                 .description("Graceful drains that reached shutdown.drainTimeout with client connections still busy")
@@ -201,6 +216,21 @@ public final class ProxyMetrics implements AutoCloseable {
     /** A client request held back until its connection has fewer than its in-flight limit in progress. */
     public void requestQueued() {
         requestsQueued.increment();
+    }
+
+    /** A broker host name did not resolve. */
+    public void backendDnsLookupFailed() {
+        dnsLookupFailures.increment();
+    }
+
+    /** A client request waits because its connection used up its request rate. */
+    public void requestThrottled() {
+        requestsThrottled.increment();
+    }
+
+    /** A client connection is muted (not read) until its request rate allows the next request. */
+    public void connectionMuted() {
+        connectionMutes.increment();
     }
 
     /** A graceful drain ran out of time with client connections still busy. */

@@ -34,11 +34,12 @@ final class ConfigKeys {
                 "maxResponseBytes"));
         sections.put("backends.tls", List.of("enabled", "caFile", "certFile", "keyFile", "verifyHostname",
                 "protocols"));
+        sections.put("backends.dns", List.of("minTtl", "maxTtl", "negativeTtl"));
         sections.put("admin", List.of("host", "port", "routes"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
                 "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout",
                 "memoryBudget", "acceptsPerSecond", "tlsHandshakesPerSecond", "maxPartitionsPerRequest",
-                "maxTopicsPerMetadataRequest"));
+                "maxTopicsPerMetadataRequest", "requestsPerSecondPerConnection"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter", "initialLoadTimeout", "startWithoutEtcd"));
         sections.put("shutdown", List.of("drainTimeout"));

@@ -50,6 +50,11 @@ public final class ConfigLoader {
     private static final int DEFAULT_NODE_COUNT = 16;
     /** Far above a restart storm of a few thousand clients (which back off and retry when refused). */
     private static final int DEFAULT_ACCEPTS_PER_SECOND = 2000;
+    /**
+     * A Kafka client starts at most its in-flight cap (5 for a producer) per round trip on a
+     * connection, so only one that pipelines far beyond any client's needs comes near this.
+     */
+    private static final int DEFAULT_REQUESTS_PER_SECOND_PER_CONNECTION = 10_000;
     /** A server-side TLS handshake costs about a millisecond of CPU: a quarter of two cores at most. */
     private static final int DEFAULT_TLS_HANDSHAKES_PER_SECOND = 500;
     /**
@@ -172,7 +177,7 @@ public final class ConfigLoader {
                 in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)),
                 in.duration(key("backends", "controlRequestTimeout"), Duration.ofSeconds(3)),
                 in.positiveInt(key("backends", "maxResponseBytes"), DEFAULT_MAX_RESPONSE_BYTES),
-                backendTls(in));
+                backendTls(in), backendDns(in));
         ProxyConfig.Limits limits = new ProxyConfig.Limits(
                 in.positiveInt(key("limits", "maxFrameBytes"), DEFAULT_MAX_FRAME_BYTES),
                 in.positiveInt(key("limits", "maxConnections"), 10_000),
@@ -186,7 +191,9 @@ public final class ConfigLoader {
                 in.positiveInt(key("limits", "acceptsPerSecond"), DEFAULT_ACCEPTS_PER_SECOND),
                 in.positiveInt(key("limits", "tlsHandshakesPerSecond"), DEFAULT_TLS_HANDSHAKES_PER_SECOND),
                 in.positiveInt(key("limits", "maxPartitionsPerRequest"), DEFAULT_MAX_PARTITIONS_PER_REQUEST),
-                in.positiveInt(key("limits", "maxTopicsPerMetadataRequest"), DEFAULT_MAX_TOPICS_PER_METADATA));
+                in.positiveInt(key("limits", "maxTopicsPerMetadataRequest"), DEFAULT_MAX_TOPICS_PER_METADATA),
+                in.positiveInt(key("limits", "requestsPerSecondPerConnection"),
+                        DEFAULT_REQUESTS_PER_SECOND_PER_CONNECTION));
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
@@ -383,6 +390,29 @@ public final class ConfigLoader {
                 Objects.requireNonNullElse(fetchTimeout, Duration.ofSeconds(10)), issuer,
                 audience == null ? List.of() : audience, Objects.requireNonNullElse(claim, "sub"),
                 Objects.requireNonNullElse(skew, Duration.ofSeconds(30)));
+    }
+
+    /** The DNS cache bounds for broker names: whole seconds (Netty's cache counts in seconds), min not above max. */
+    private static ProxyConfig.BackendDns backendDns(ConfigReader in) {
+        ProxyConfig.BackendDns defaults = ProxyConfig.BackendDns.DEFAULTS;
+        Duration minTtl = wholeSeconds(in, key("backends.dns", "minTtl"), defaults.minTtl());
+        Duration maxTtl = wholeSeconds(in, key("backends.dns", "maxTtl"), defaults.maxTtl());
+        Duration negativeTtl = wholeSeconds(in, key("backends.dns", "negativeTtl"), defaults.negativeTtl());
+        if (maxTtl.compareTo(minTtl) < 0) {
+            in.problem(key("backends.dns", "maxTtl"), "is " + maxTtl.toSeconds() + "s, below backends.dns.minTtl ("
+                    + minTtl.toSeconds() + "s): the longest a broker address is cached cannot be shorter than the "
+                    + "shortest");
+        }
+        return new ProxyConfig.BackendDns(minTtl, maxTtl, negativeTtl);
+    }
+
+    private static Duration wholeSeconds(ConfigReader in, ConfigKey key, Duration fallback) {
+        Duration value = in.duration(key, fallback);
+        if (value.toMillis() % 1000 != 0) {
+            in.problem(key, "is " + value.toMillis() + "ms; the DNS cache counts whole seconds, like 1s or 30s");
+            return fallback;
+        }
+        return value;
     }
 
     /** TLS towards the brokers, {@code null} unless {@code backends.tls.enabled} is true. */

@@ -165,19 +165,32 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * largest response frame a broker may send (fetch responses are far larger than requests):
      * {@code requestTimeout} bounds forwarded requests whose own fields give no longer bound,
      * {@code controlRequestTimeout} bounds each broker's answer to an idempotent read
-     * (Metadata, ApiVersions, describe requests) before the next broker is asked.
+     * (Metadata, ApiVersions, describe requests) before the next broker is asked; {@code dns}
+     * bounds how long broker name lookups are cached.
      */
     public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
-                           Duration controlRequestTimeout, int maxResponseBytes, BackendTls tls) {
+                           Duration controlRequestTimeout, int maxResponseBytes, BackendTls tls, BackendDns dns) {
         public Backends {
             bootstrap = List.copyOf(bootstrap);
         }
 
-        /** Plaintext broker connections. */
+        /** Plaintext broker connections with the default DNS cache bounds. */
         public Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
                         Duration controlRequestTimeout, int maxResponseBytes) {
-            this(bootstrap, connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, null);
+            this(bootstrap, connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, null,
+                    BackendDns.DEFAULTS);
         }
+    }
+
+    /**
+     * How long broker name lookups are cached ({@code backends.dns}), whole seconds: an answer at
+     * least {@code minTtl} and at most {@code maxTtl} whatever its record's TTL says, a failed
+     * lookup {@code negativeTtl}.
+     */
+    public record BackendDns(Duration minTtl, Duration maxTtl, Duration negativeTtl) {
+        /** 1 s, 30 s and 2 s. */
+        public static final BackendDns DEFAULTS = new BackendDns(Duration.ofSeconds(1), Duration.ofSeconds(30),
+                Duration.ofSeconds(2));
     }
 
     /**
@@ -214,13 +227,15 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * (in all and per client IP address), requests processed at once per connection, the
      * deadlines a connection must meet (TLS handshake, first request, completing a frame, idle),
      * how many connections and TLS handshakes start per second, how many partitions (topics of
-     * a Metadata request) one request may name, and the proxy-wide memory budget in bytes
-     * ({@code null}: half of the JVM's direct-memory limit).
+     * a Metadata request) one request may name, the proxy-wide memory budget in bytes
+     * ({@code null}: half of the JVM's direct-memory limit), and how many requests one
+     * connection starts per second.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
                          Duration frameCompletionTimeout, Long memoryBudget, int acceptsPerSecond,
-                         int tlsHandshakesPerSecond, int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {}
+                         int tlsHandshakesPerSecond, int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest,
+                         int requestsPerSecondPerConnection) {}
 
     /**
      * Routing behaviour: metadata cache age, retry backoff bounds, an optional readiness bound

@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * socket is full, or while the proxy-wide {@link MemoryBudget} is exhausted (frames read and
  * half-read count against it until answered). Requests already read are always dispatched, so
  * a pause never holds up the answers that end it. {@link ClientDeadlines} closes connections
- * that are too slow or idle. On {@link #DRAIN} the connection stops reading, finishes what it
+ * that are too slow or idle. A connection starts at most {@code requestsPerSecondPerConnection}
+ * requests a second: beyond it, frames wait and the connection is muted (not read) until its
+ * rate allows a turn of {@code maxInFlight} more, so one client pipelining requests cannot take
+ * its event loop from the other connections on it. On {@link #DRAIN} the connection stops reading, finishes what it
  * has read, and closes.
  */
 final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -79,6 +82,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private ClientContext client;
     private ConnectionWork work;
     private boolean backendsWritable = true;
+    private final TokenBucket requestRate;
+    /** Held back by its request rate: waiting frames start, and reading resumes, when it allows. */
+    private boolean muted;
     private boolean draining;
     private boolean resuming;
     private boolean resumeScheduled;
@@ -103,6 +109,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         this.connector = connector;
         this.metrics = metrics;
         this.maxInFlight = limits.maxInFlightPerConnection();
+        this.requestRate = new TokenBucket(limits.requestsPerSecondPerConnection(), System::nanoTime);
         this.deadlines = new ClientDeadlines(limits.firstRequestTimeout(), limits.frameCompletionTimeout(),
                 limits.idleTimeout(), this::hasWork, this::deadlineMissed);
     }
@@ -144,13 +151,41 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         budget.charge(frame.readableBytes());
-        if (!waiting.isEmpty() || atInFlightLimit()) {
-            waiting.addLast(frame);
-            metrics.requestQueued();
-            updateAutoRead(ctx);
+        if (muted || !waiting.isEmpty() || atInFlightLimit()) {
+            hold(ctx, frame);
+            return;
+        }
+        if (!requestRate.tryAcquire()) {
+            mute(ctx);
+            hold(ctx, frame);
             return;
         }
         dispatch(ctx, frame);
+    }
+
+    /** Keeps {@code frame} until the in-flight limit and the request rate let it start. */
+    private void hold(ChannelHandlerContext ctx, ByteBuf frame) {
+        waiting.addLast(frame);
+        if (muted) {
+            metrics.requestThrottled();
+        } else {
+            metrics.requestQueued();
+        }
+        updateAutoRead(ctx);
+    }
+
+    /**
+     * Stops starting requests and reading until the request rate allows a turn of
+     * {@code maxInFlight} requests (Kafka's quota muting): one wake-up per turn, not per request.
+     */
+    private void mute(ChannelHandlerContext ctx) {
+        muted = true;
+        metrics.connectionMuted();
+        updateAutoRead(ctx);
+        ctx.executor().schedule(() -> {
+            muted = false;
+            resume(ctx);
+        }, Math.max(1, requestRate.nanosUntilTokens(maxInFlight)), TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -184,9 +219,14 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         resuming = true;
         try {
             int started = 0;
-            while (!waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive() && ctx.channel().isWritable()) {
+            while (!muted && !waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()
+                    && ctx.channel().isWritable()) {
                 if (started == maxInFlight) {
                     resumeLater(ctx);
+                    break;
+                }
+                if (!requestRate.tryAcquire()) {
+                    mute(ctx);
                     break;
                 }
                 dispatch(ctx, waiting.pollFirst());
@@ -296,7 +336,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
-        boolean read = !draining && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
+        boolean read = !draining && !muted && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
                 && backendsWritable && !budget.exhausted();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);

@@ -50,12 +50,25 @@ public final class FrontendServer implements AutoCloseable {
      * {@code acceptsPerSecond} connections are taken on per second, and on a TLS listener at
      * most {@code tlsHandshakesPerSecond} of them start a handshake; connects beyond either are
      * closed at once. One request names at most {@code maxPartitionsPerRequest} partitions, one
-     * Metadata request at most {@code maxTopicsPerMetadataRequest} topics.
+     * Metadata request at most {@code maxTopicsPerMetadataRequest} topics. One connection starts
+     * at most {@code requestsPerSecondPerConnection} requests a second; further ones wait, and
+     * the connection is not read meanwhile.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
                          Duration frameCompletionTimeout, int acceptsPerSecond, int tlsHandshakesPerSecond,
-                         int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {
+                         int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest,
+                         int requestsPerSecondPerConnection) {
+
+        /** Limits without a request rate per connection. */
+        public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
+                      Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
+                      Duration frameCompletionTimeout, int acceptsPerSecond, int tlsHandshakesPerSecond,
+                      int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {
+            this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
+                    maxConnectionsPerIp, firstRequestTimeout, frameCompletionTimeout, acceptsPerSecond,
+                    tlsHandshakesPerSecond, maxPartitionsPerRequest, maxTopicsPerMetadataRequest, Integer.MAX_VALUE);
+        }
 
         /** Limits without rate limits or request bounds beyond the frame size. */
         public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
@@ -63,7 +76,7 @@ public final class FrontendServer implements AutoCloseable {
                       Duration frameCompletionTimeout) {
             this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
                     maxConnectionsPerIp, firstRequestTimeout, frameCompletionTimeout, Integer.MAX_VALUE,
-                    Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+                    Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
         }
 
         /** Limits without a separate per-address cap, whose first request and frames may take up to {@code idleTimeout}. */
@@ -95,11 +108,16 @@ public final class FrontendServer implements AutoCloseable {
     private final ConnectionSlots slots;
     /** One warning line per reason and client address per second; shared by all connections. */
     private final WarningRateLimiter warnings;
+    /**
+     * One line per reason and client address per minute for refused connects: a refused client
+     * reconnects after its backoff, every time, for as long as it stays over the limit.
+     */
+    private final WarningRateLimiter refusals = new WarningRateLimiter(60_000, System::nanoTime);
     private final ActiveRequests active = new ActiveRequests();
     private final List<Channel> serverChannels = new ArrayList<>();
     private final MemoryBudget budget;
-    private final AcceptRate accepts;
-    private final AcceptRate handshakes;
+    private final TokenBucket accepts;
+    private final TokenBucket handshakes;
 
     /** A plaintext listener. */
     public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
@@ -155,8 +173,8 @@ public final class FrontendServer implements AutoCloseable {
         this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxConnectionsPerIp());
         this.warnings = WarningRateLimiter.perSecond();
         this.budget = budget;
-        this.accepts = new AcceptRate(limits.acceptsPerSecond(), System::nanoTime);
-        this.handshakes = new AcceptRate(limits.tlsHandshakesPerSecond(), System::nanoTime);
+        this.accepts = new TokenBucket(limits.acceptsPerSecond(), System::nanoTime);
+        this.handshakes = new TokenBucket(limits.tlsHandshakesPerSecond(), System::nanoTime);
         budget.addListener(exhausted -> clients.forEach(
                 ch -> ch.pipeline().fireUserEventTriggered(ClientConnectionHandler.BUDGET_CHANGED)));
     }
@@ -255,8 +273,7 @@ public final class FrontendServer implements AutoCloseable {
 
     private boolean refuse(SocketChannel ch, String reason, String limitKey) {
         metrics.connectionRefused(reason);
-        warnings.warn(LOG, "refused", ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(),
-                limitKey);
+        refusals.warn(LOG, reason, ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(), limitKey);
         ch.close();
         return false;
     }

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +38,12 @@ class BrokerNameResolutionTest {
     private final ServerSocket broker = listen();
     private final LoopbackNameServer nameServer = new LoopbackNameServer(Map.of(
             "broker-0.brokers.test", Duration.ZERO, "slow.brokers.test", SLOW_ANSWER));
+    private final AtomicInteger failedLookups = new AtomicInteger();
+    /** A negative TTL far longer than any test: a failed lookup is asked once. */
     private final BrokerNameResolution names = new BrokerNameResolution(
-            new SingletonDnsServerAddressStreamProvider(nameServer.address()), Duration.ofSeconds(5));
+            new SingletonDnsServerAddressStreamProvider(nameServer.address()), Duration.ofSeconds(5),
+            new BrokerNameResolution.Ttls(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMinutes(5)),
+            failedLookups::incrementAndGet);
     private EventLoopGroup loops;
 
     @AfterEach
@@ -112,7 +117,21 @@ class BrokerNameResolutionTest {
                 .hasMessageContaining("Failed to resolve 'missing.brokers.test'")
                 .hasCauseInstanceOf(UnknownHostException.class);
         assertThat(request.refCnt()).as("request released").isZero();
+        assertThat(failedLookups.get()).as("failed lookups reported").isEqualTo(1);
         session.close();
+    }
+
+    @Test
+    void aFailedLookupIsReportedEachTimeAndAnsweredFromTheCacheForTheNegativeTtl() throws Exception {
+        EventLoop loop = loopOf(NettyTransport.preferred());
+        for (int i = 0; i < 2; i++) {
+            ChannelFuture connect = connectOn(loop, "missing.brokers.test");
+            assertThat(connect.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(connect.cause()).as("connect %d", i).isInstanceOf(UnknownHostException.class);
+        }
+        assertThat(failedLookups.get()).as("failed lookups reported").isEqualTo(2);
+        assertThat(nameServer.asked().stream().filter("missing.brokers.test A"::equals))
+                .as("A queries within the negative TTL").hasSize(1);
     }
 
     private ChannelFuture connectOn(EventLoop loop, String host) throws Exception {

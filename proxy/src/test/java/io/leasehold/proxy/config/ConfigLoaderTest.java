@@ -35,7 +35,7 @@ class ConfigLoaderTest {
         assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094, ProxyConfig.RoutesAccess.OPEN));
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
                 Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30), null, 2000, 500, 100_000,
-                20_000));
+                20_000, 10_000));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
                 Duration.ofMillis(500), null, Duration.ofSeconds(60), false));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
@@ -47,12 +47,14 @@ class ConfigLoaderTest {
                 listener: { host: 127.0.0.1, port: 19000, advertisedHost: proxy.local, advertisedPort: 29000 }
                 etcd:     { endpoints: ["https://10.0.0.1:2379", "https://10.0.0.2:2379"], prefix: /other, connectTimeout: 250ms }
                 backends: { bootstrap: ["b1:19092", "[::1]:19093"], connectTimeout: 1s, requestTimeout: 1m,
-                            controlRequestTimeout: 2s, maxResponseBytes: 2097152 }
+                            controlRequestTimeout: 2s, maxResponseBytes: 2097152,
+                            dns: { minTtl: 5s, maxTtl: 2m, negativeTtl: 10s } }
                 admin:    { host: 127.0.0.1, port: 19001, routes: "off" }
                 limits:   { maxFrameBytes: 1048576, maxConnections: 50, idleTimeout: 1h, maxInFlightPerConnection: 5,
                             tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
                             frameCompletionTimeout: 6s, memoryBudget: 384Mi, acceptsPerSecond: 40,
-                            tlsHandshakesPerSecond: 30, maxPartitionsPerRequest: 900, maxTopicsPerMetadataRequest: 80 }
+                            tlsHandshakesPerSecond: 30, maxPartitionsPerRequest: 900, maxTopicsPerMetadataRequest: 80,
+                            requestsPerSecondPerConnection: 300 }
                 routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s,
                             initialLoadTimeout: 15s, startWithoutEtcd: true }
                 shutdown: { drainTimeout: 7s }
@@ -63,10 +65,11 @@ class ConfigLoaderTest {
                 new ProxyConfig.Etcd(List.of("https://10.0.0.1:2379", "https://10.0.0.2:2379"), "/other",
                         Duration.ofMillis(250)),
                 new ProxyConfig.Backends(List.of(new HostPort("b1", 19092), new HostPort("::1", 19093)),
-                        Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2), 2_097_152),
+                        Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofSeconds(2), 2_097_152, null,
+                        new ProxyConfig.BackendDns(Duration.ofSeconds(5), Duration.ofMinutes(2), Duration.ofSeconds(10))),
                 new ProxyConfig.Admin("127.0.0.1", 19001, ProxyConfig.RoutesAccess.OFF),
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
-                        Duration.ofSeconds(4), Duration.ofSeconds(6), 384L << 20, 40, 30, 900, 80),
+                        Duration.ofSeconds(4), Duration.ofSeconds(6), 384L << 20, 40, 30, 900, 80, 300),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
                         Duration.ofSeconds(45), Duration.ofSeconds(15), true),
                 new ProxyConfig.Shutdown(Duration.ofSeconds(7))));
@@ -301,6 +304,17 @@ class ConfigLoaderTest {
                         + "client certificate) must be set together",
                 "config.yaml: backends.tls.enabled: is false, but other backends.tls keys are set: set "
                         + "backends.tls.enabled: true to use TLS towards the brokers");
+    }
+
+    @Test
+    void brokerDnsCacheBoundsMustBeWholeSecondsWithTheMaximumNotBelowTheMinimum() {
+        ConfigException error = minimalFailureWith(Map.of("LEASEHOLD_BACKENDS_DNS_MIN_TTL", "10s",
+                "LEASEHOLD_BACKENDS_DNS_MAX_TTL", "5s", "LEASEHOLD_BACKENDS_DNS_NEGATIVE_TTL", "1500ms"));
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: backends.dns.negativeTtl: is 1500ms; the DNS cache counts whole seconds, like 1s or 30s",
+                "config.yaml: backends.dns.maxTtl: is 5s, below backends.dns.minTtl (10s): the longest a broker "
+                        + "address is cached cannot be shorter than the shortest");
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.awaitility.core.ConditionFactory;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -53,6 +54,10 @@ class PrometheusAlertsEndToEndTest {
     private static final int PARTITIONS = 6;
     private static final String TOPIC = "monitored";
     private static final Set<String> EXPECTED_ON_BROKER_KILL = Set.of("LeaseholdRequestErrors");
+    /** LeaseholdRequestErrors' expression without its threshold (0.01), for failure messages. */
+    private static final String ERROR_RATIO = "((sum(rate(leasehold_requests_seconds_count{outcome=\"error\"}[5m])) "
+            + "or vector(0)) + (sum(rate(leasehold_backend_request_failures_total[5m])) or vector(0))) "
+            + "/ sum(rate(leasehold_requests_seconds_count[5m]))";
     /**
      * Produce p99 above 0.5 s is a speed threshold: on a shared two-core test machine healthy
      * produce requests alone can be that slow, so, as no test here asserts speed, this one asserts
@@ -147,8 +152,13 @@ class PrometheusAlertsEndToEndTest {
 
         long killedAt = System.nanoTime();
         killOwnerOfPartitionZero();
-        bounded().pollInterval(INTERVAL)
-                .until(() -> alertsApartFromSpeed("firing").containsAll(EXPECTED_ON_BROKER_KILL));
+        try {
+            bounded().pollInterval(INTERVAL)
+                    .until(() -> alertsApartFromSpeed("firing").containsAll(EXPECTED_ON_BROKER_KILL));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("no " + EXPECTED_ON_BROKER_KILL + " within " + BOUND + " of killing broker "
+                    + killedBroker + "; pending " + alertsApartFromSpeed("pending") + "; " + signals(), e);
+        }
         System.out.printf("%s firing %d ms after broker %d was killed (for: %s); %s%n", EXPECTED_ON_BROKER_KILL,
                 Duration.ofNanos(System.nanoTime() - killedAt).toMillis(), killedBroker, FOR, signals());
         awaitProducersRecovered();
@@ -223,7 +233,8 @@ class PrometheusAlertsEndToEndTest {
 
     /** What the alerts look at, for failure messages. */
     private String signals() {
-        return "p99 seconds by API " + prometheus.query("histogram_quantile(0.99, sum by (api, le) "
+        return "request error ratio " + prometheus.query(ERROR_RATIO).path("result")
+                + "; p99 seconds by API " + prometheus.query("histogram_quantile(0.99, sum by (api, le) "
                 + "(rate(leasehold_requests_seconds_bucket[5m])))").path("result")
                 + "; backend failures/s " + prometheus.query("sum(rate(leasehold_backend_request_failures_total[5m]))").path("result")
                 + "; requests/s " + prometheus.query("sum(rate(leasehold_requests_seconds_count[5m]))").path("result")

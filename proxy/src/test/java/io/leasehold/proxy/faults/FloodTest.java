@@ -80,8 +80,8 @@ class FloodTest {
             ExecutorService clients = Executors.newFixedThreadPool(PRODUCERS);
             long peak = 0;
             long peakDirect = 0;
+            List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
             try {
-                List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
                 for (int i = 0; i < PRODUCERS; i++) {
                     producers.add(producer(proxy.address()));
                     producers.get(i).partitionsFor("flood");
@@ -105,7 +105,6 @@ class FloodTest {
                 for (Future<Long> count : acked) {
                     total += count.get(120, TimeUnit.SECONDS);
                 }
-                producers.forEach(KafkaProducer::close);
                 long peakRss = ProxyMemory.peakRssBytes(proxy.process().pid());
                 System.out.printf("flood: %d MB offered by %d producers while the broker was stopped %d s; proxy (-Xmx%s, "
                         + "direct %s) peaked at %d MB heap+direct (%d MB direct), %d MB resident; %d records acked "
@@ -117,6 +116,8 @@ class FloodTest {
                 assertThat(total).as("records acknowledged after recovery").isEqualTo((long) PRODUCERS * RECORDS_PER_PRODUCER);
             } finally {
                 clients.shutdownNow();
+                // Also when a wait above failed: open producers would go on logging reconnects for the rest of the run.
+                producers.forEach(producer -> producer.close(Duration.ofSeconds(5)));
             }
             assertThat(proxy.process().isAlive()).as("the proxy survived the flood").isTrue();
             assertThat(offered).as("the clients offered more than the proxy may hold").isGreaterThan(2 * PROXY_MEMORY_LIMIT_BYTES);
