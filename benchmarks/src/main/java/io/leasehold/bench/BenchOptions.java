@@ -13,13 +13,13 @@ import java.util.List;
  * @param load      whether to run the proxy-versus-direct load benchmark
  * @param logDir    where the logs of every launched process are kept after the run
  * @param profile   record the proxy with Java Flight Recorder and add its hot methods to the report
- * @param only      "produce" or "consume" to measure one side only (for profiling one path), or "all"
+ * @param only      "produce", "consume" or "stall" to measure one part only (e.g. to profile it), or "all"
  */
 public record BenchOptions(boolean quick, List<String> backends, Path outDir, boolean jmh, boolean load, Path logDir,
         boolean profile, String only) {
 
     static final String USAGE = "usage: BenchMain [--quick] [--backend kafka|reference|all] [--out DIR]"
-            + " [--logs DIR] [--no-jmh] [--jmh-only] [--profile] [--only produce|consume]";
+            + " [--logs DIR] [--no-jmh] [--jmh-only] [--profile] [--only produce|consume|stall]";
 
     /** Parses arguments; throws IllegalArgumentException naming the bad argument. */
     public static BenchOptions parse(String[] args) {
@@ -45,8 +45,9 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
                             + args[i]);
                 };
                 case "--only" -> only = switch (value(args, ++i, "--only")) {
-                    case "produce", "consume" -> args[i];
-                    default -> throw new IllegalArgumentException("--only must be produce or consume, was " + args[i]);
+                    case "produce", "consume", "stall" -> args[i];
+                    default -> throw new IllegalArgumentException("--only must be produce, consume or stall, was "
+                            + args[i]);
                 };
                 case "--out" -> outDir = Path.of(value(args, ++i, "--out"));
                 case "--logs" -> logDir = Path.of(value(args, ++i, "--logs"));

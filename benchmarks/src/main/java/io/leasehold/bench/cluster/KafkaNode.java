@@ -5,76 +5,97 @@ import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.Uuid;
 
 /**
- * A real Apache Kafka broker (the kafka_2.13 artifact on this module's class path) in KRaft
- * combined mode, in its own JVM with a fixed heap and a freshly formatted data directory on free
- * loopback ports. {@link #close()} stops it and deletes the directory; its log stays in the log
- * directory given to {@link #start}.
+ * One Apache Kafka KRaft node (the kafka_2.13 artifact on this module's class path) in its own
+ * JVM with a fixed heap, on a free loopback port, with a data directory formatted for it. The
+ * first node of a cluster is broker and controller (a quorum of one); the others are brokers.
+ * {@link #close()} stops it (resuming it first if it is paused) and deletes its directory; its
+ * log stays in the log directory.
  */
-public final class KafkaBroker implements AutoCloseable {
+public final class KafkaNode implements AutoCloseable {
 
-    /** The broker's KRaft node id, which the seeded ownership keys name as every partition's owner. */
-    public static final int NODE_ID = 1;
-
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    /** A fixed heap and the G1 settings of Kafka's own start script. */
+    /** Kafka's own G1 settings, with a heap sized so that three nodes and the proxies share 2 cores. */
     private static final List<String> JVM_OPTIONS = List.of(
-            "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+            "-Xms384m", "-Xmx384m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     private static final List<String> FORMAT_JVM_OPTIONS = List.of(
             "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
 
-    private final Path baseDir;
+    private final int id;
     private final int port;
+    private final Path baseDir;
     private final ManagedProcess process;
 
-    private KafkaBroker(Path baseDir, int port, ManagedProcess process) {
-        this.baseDir = baseDir;
+    private KafkaNode(int id, int port, Path baseDir, ManagedProcess process) {
+        this.id = id;
         this.port = port;
+        this.baseDir = baseDir;
         this.process = process;
     }
 
-    /** Formats a new data directory, starts the broker and waits until it answers an admin client. */
-    /** @param classpath a class path holding the kafka_2.13 artifact and its dependencies */
-    public static KafkaBroker start(String classpath, Path logDir) {
+    /** Where a node will listen and how it reaches the controller, before it is started. */
+    record Layout(int id, int port, boolean controller, int controllerId, int controllerPort) {
+
+        static Layout of(int id, int controllerId, int controllerPort) {
+            return new Layout(id, EtcdServer.freePort(), id == controllerId, controllerId, controllerPort);
+        }
+    }
+
+    /** Writes the node's configuration into a fresh directory and formats its storage (not yet started). */
+    static Prepared prepare(String classpath, Layout layout, String clusterId, Path logDir) {
         Path baseDir;
         try {
-            baseDir = Files.createTempDirectory("leasehold-bench-kafka-");
+            baseDir = Files.createTempDirectory("leasehold-bench-kafka-" + layout.id() + "-");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a Kafka data directory", e);
         }
-        int port = EtcdServer.freePort();
-        int controllerPort = EtcdServer.freePort();
-        Path config = writeConfig(baseDir, port, controllerPort);
-        format(classpath, config, logDir);
-        ManagedProcess process = ManagedProcess.start("kafka",
-                new JavaCommand(classpath, JVM_OPTIONS).command("kafka.Kafka", List.of(config.toString())),
+        Path config = writeConfig(baseDir, layout);
+        List<String> args = List.of("format", "--cluster-id", clusterId, "--config", config.toString());
+        ManagedProcess format = ManagedProcess.start("kafka-storage-format-" + layout.id(),
+                new JavaCommand(classpath, FORMAT_JVM_OPTIONS).command("kafka.tools.StorageTool", args),
                 logDir, Map.of());
-        KafkaBroker broker = new KafkaBroker(baseDir, port, process);
-        try {
-            broker.awaitServing();
-            return broker;
-        } catch (RuntimeException e) {
-            broker.close();
-            throw e;
+        return new Prepared(layout, baseDir, config, format);
+    }
+
+    /** A node whose storage is being formatted; {@link #start} waits for that, then launches it. */
+    record Prepared(Layout layout, Path baseDir, Path config, ManagedProcess format) {
+
+        KafkaNode start(String classpath, Path logDir) {
+            try (format) {
+                if (!format.waitFor(Duration.ofSeconds(90))) {
+                    throw new IllegalStateException("kafka-storage format of node " + layout.id()
+                            + " did not finish within 90 s; stderr " + format.stderrLog() + ":\n" + format.stderrTail(30));
+                }
+                int exit = format.exitCode().orElseThrow();
+                if (exit != 0) {
+                    throw new IllegalStateException("kafka-storage format of node " + layout.id() + " exited with "
+                            + exit + "; stderr " + format.stderrLog() + ":\n" + format.stderrTail(30));
+                }
+            } catch (RuntimeException e) {
+                FileTrees.deleteRecursively(baseDir);
+                throw e;
+            }
+            ManagedProcess process = ManagedProcess.start("kafka-" + layout.id(),
+                    new JavaCommand(classpath, JVM_OPTIONS).command("kafka.Kafka", List.of(config.toString())),
+                    logDir, Map.of());
+            return new KafkaNode(layout.id(), layout.port(), baseDir, process);
         }
+
+        void discard() {
+            format.close();
+            FileTrees.deleteRecursively(baseDir);
+        }
+    }
+
+    public int id() {
+        return id;
     }
 
     public String host() {
@@ -85,7 +106,7 @@ public final class KafkaBroker implements AutoCloseable {
         return port;
     }
 
-    public String bootstrap() {
+    public String address() {
         return host() + ":" + port;
     }
 
@@ -93,110 +114,51 @@ public final class KafkaBroker implements AutoCloseable {
         return process.pid();
     }
 
-    /**
-     * Creates a topic with one replica per partition and waits until every partition has a
-     * leader. Old segments are deleted early so that a long run at full speed cannot fill the disk.
-     */
-    public void createTopic(String topic, int partitions) {
-        try (Admin admin = admin()) {
-            NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(Map.of(
-                    "segment.bytes", Integer.toString(64 << 20),
-                    "retention.bytes", Long.toString(512L << 20)));
-            admin.createTopics(List.of(newTopic)).all().get(60, TimeUnit.SECONDS);
-            awaitLeaders(admin, topic);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot create topic " + topic + " on Kafka at " + bootstrap(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topic " + topic, e);
-        }
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    String describeExit() {
+        return "Kafka node " + id + " exited during start-up; stderr " + process.stderrLog() + ":\n"
+                + process.stderrTail(30);
+    }
+
+    /** SIGSTOP: the node freezes, its sockets stay open (a hung owner, not a dead one). */
+    public void pause() {
+        process.pause();
+    }
+
+    /** SIGCONT. */
+    public void resume() {
+        process.resume();
     }
 
     @Override
     public void close() {
+        if (process.isAlive()) {
+            // A stopped JVM would not act on SIGTERM; the kill below works either way, but a
+            // resumed node also releases its ports at once.
+            process.resume();
+        }
         process.close();
         FileTrees.deleteRecursively(baseDir);
     }
 
-    private void awaitServing() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("Kafka exited during start-up; stderr " + process.stderrLog()
-                        + ":\n" + process.stderrTail(30));
-            }
-            if (!acceptsConnections()) {
-                sleep(200);
-                continue;
-            }
-            try (Admin admin = admin()) {
-                if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
-                    return;
-                }
-            } catch (ExecutionException | TimeoutException e) {
-                // Not serving yet: the listener is still coming up. Ask again.
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for Kafka", e);
-            }
-        }
-        throw new IllegalStateException("Kafka at " + bootstrap() + " not serving within " + START_TIMEOUT
-                + "; stderr " + process.stderrLog() + ":\n" + process.stderrTail(30));
-    }
-
-    private static void awaitLeaders(Admin admin, String topic)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(10, TimeUnit.SECONDS).get(topic);
-            if (description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new TimeoutException("partitions of " + topic + " have no leader after 60 s");
-    }
-
-    private boolean acceptsConnections() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host(), port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for Kafka", e);
-        }
-    }
-
-    private Admin admin() {
-        Properties properties = new Properties();
-        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
-        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
-        return Admin.create(properties);
-    }
-
-    private static Path writeConfig(Path baseDir, int port, int controllerPort) {
-        String config = String.join("\n",
-                "process.roles=broker,controller",
-                "node.id=" + NODE_ID,
-                "controller.quorum.voters=" + NODE_ID + "@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+    private static Path writeConfig(Path baseDir, Layout layout) {
+        List<String> lines = new ArrayList<>(List.of(
+                "process.roles=" + (layout.controller() ? "broker,controller" : "broker"),
+                "node.id=" + layout.id(),
+                "controller.quorum.voters=" + layout.controllerId() + "@127.0.0.1:" + layout.controllerPort(),
+                "listeners=PLAINTEXT://127.0.0.1:" + layout.port()
+                        + (layout.controller() ? ",CONTROLLER://127.0.0.1:" + layout.controllerPort() : ""),
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + layout.port(),
                 "controller.listener.names=CONTROLLER",
                 "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
                 "inter.broker.listener.name=PLAINTEXT",
                 "log.dirs=" + baseDir.resolve("data"),
                 "num.partitions=1",
                 "offsets.topic.replication.factor=1",
+                "offsets.topic.num.partitions=3",
                 "transaction.state.log.replication.factor=1",
                 "transaction.state.log.min.isr=1",
                 "share.coordinator.state.topic.replication.factor=1",
@@ -204,32 +166,16 @@ public final class KafkaBroker implements AutoCloseable {
                 "group.initial.rebalance.delay.ms=0",
                 "log.retention.check.interval.ms=10000",
                 "auto.create.topics.enable=false",
-                "");
+                // The owner-stall measurement freezes a broker for 15 s: it must come back as the
+                // same leader of its partitions, not fenced by the controller in the meantime.
+                "broker.session.timeout.ms=45000",
+                ""));
         Path file = baseDir.resolve("server.properties");
         try {
-            Files.writeString(file, config);
+            Files.writeString(file, String.join("\n", lines));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }
         return file;
-    }
-
-    /** Runs Kafka's storage tool, which writes the cluster id and bootstrap metadata into the data dir. */
-    private static void format(String classpath, Path config, Path logDir) {
-        List<String> args = List.of("format", "--cluster-id", Uuid.randomUuid().toString(),
-                "--config", config.toString());
-        try (ManagedProcess format = ManagedProcess.start("kafka-storage-format",
-                new JavaCommand(classpath, FORMAT_JVM_OPTIONS).command("kafka.tools.StorageTool", args),
-                logDir, Map.of())) {
-            if (!format.waitFor(Duration.ofSeconds(60))) {
-                throw new IllegalStateException("kafka-storage format did not finish within 60 s; stderr "
-                        + format.stderrLog() + ":\n" + format.stderrTail(30));
-            }
-            int exit = format.exitCode().orElseThrow();
-            if (exit != 0) {
-                throw new IllegalStateException("kafka-storage format exited with " + exit + "; stderr "
-                        + format.stderrLog() + ":\n" + format.stderrTail(30));
-            }
-        }
     }
 }

@@ -1,12 +1,36 @@
 package io.leasehold.bench.report;
 
-import java.util.Locale;
-
-/** Where a load run's clients connect: straight to the backend, or through the proxy. */
+/**
+ * Where a load run's clients connect: straight to the backend, or through one of the proxies
+ * measured next to each other. {@link #label()} names it in logs and the CSV, {@link #column()}
+ * in table headers.
+ */
 public enum Target {
-    DIRECT, PROXY;
+    DIRECT("direct", "d"),
+    /** Leasehold showing clients one broker (presentation.mode single-node). */
+    LEASEHOLD("leasehold", "L1"),
+    /** Leasehold showing one node per owner (presentation.mode node-per-owner). */
+    LEASEHOLD_NODES("leasehold-nodes", "LN"),
+    /** Kroxylicious with a port-identifies-node gateway and no filters. */
+    KROXYLICIOUS("kroxylicious", "K");
+
+    private final String label;
+    private final String column;
+
+    Target(String label, String column) {
+        this.label = label;
+        this.column = column;
+    }
 
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
+    }
+
+    public String column() {
+        return column;
+    }
+
+    public boolean isProxy() {
+        return this != DIRECT;
     }
 }
