@@ -64,10 +64,11 @@ final class Report {
 
     private void appendSuite(StringBuilder md, SuiteResult suite) {
         md.append("## Backend: ").append(suite.backend()).append("\n\n");
+        String paths = suite.comparisons().stream().flatMap(c -> c.targets().stream()).distinct().sorted()
+                .map(t -> t.column() + " = " + t.description()).collect(Collectors.joining(", "));
         md.append(String.format(Locale.ROOT, "%d rounds; each run %d ms warm-up + %d ms measured; %d partitions per topic; "
-                        + "paths: d = direct, L1 = Leasehold single-node, LN = Leasehold node-per-owner, K = Kroxylicious.%n%n",
-                suite.plan().rounds(), suite.plan().timing().warmup().toMillis(),
-                suite.plan().timing().measure().toMillis(), suite.plan().partitions()));
+                        + "paths: %s.%n%n", suite.plan().rounds(), suite.plan().timing().warmup().toMillis(),
+                suite.plan().timing().measure().toMillis(), suite.plan().partitions(), paths));
         if (suite.failure() != null) {
             md.append("**Incomplete:** ").append(suite.failure()).append("\n\n");
         }

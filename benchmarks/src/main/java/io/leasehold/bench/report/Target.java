@@ -6,20 +6,27 @@ package io.leasehold.bench.report;
  * in table headers.
  */
 public enum Target {
-    DIRECT("direct", "d"),
+    DIRECT("direct", "d", "direct"),
     /** Leasehold showing clients one broker (presentation.mode single-node). */
-    LEASEHOLD("leasehold", "L1"),
+    LEASEHOLD("leasehold", "L1", "Leasehold single-node"),
     /** Leasehold showing one node per owner (presentation.mode node-per-owner). */
-    LEASEHOLD_NODES("leasehold-nodes", "LN"),
+    LEASEHOLD_NODES("leasehold-nodes", "LN", "Leasehold node-per-owner"),
     /** Kroxylicious with a port-identifies-node gateway and no filters. */
-    KROXYLICIOUS("kroxylicious", "K");
+    KROXYLICIOUS("kroxylicious", "K", "Kroxylicious");
 
     private final String label;
     private final String column;
+    private final String description;
 
-    Target(String label, String column) {
+    Target(String label, String column, String description) {
         this.label = label;
         this.column = column;
+        this.description = description;
+    }
+
+    /** How the tables' legend names it. */
+    public String description() {
+        return description;
     }
 
     public String label() {
