@@ -18,6 +18,11 @@ public record Presentation(String mode, int firstNodeId, int nodeCount, int node
         return new Presentation("node-per-owner", firstNodeId, nodeCount, FreePorts.consecutive(nodeCount));
     }
 
+    /** Whether {@code port} is one of the node ports (the proxy's own ports must not be). */
+    boolean isNodePort(int port) {
+        return nodeCount > 0 && port >= nodePortBase && port < nodePortBase + nodeCount;
+    }
+
     /** The YAML section, empty for single-node. */
     String yaml() {
         if (mode.equals("single-node")) {

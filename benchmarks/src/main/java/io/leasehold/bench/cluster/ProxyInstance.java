@@ -31,13 +31,22 @@ public final class ProxyInstance {
     public static LaunchedProxy start(String classpath, String etcdEndpoint, List<String> backendBootstrap,
             Presentation presentation, Path logDir, String name, List<String> extraJvmOptions) {
         Path baseDir = LaunchedProxy.directory("leasehold-bench-proxy-");
-        int port = EtcdServer.freePort();
+        int port = freePortOutside(presentation);
         Path config = baseDir.resolve("proxy.yaml");
-        LaunchedProxy.writeConfig(baseDir, config, new ProxyConfigYaml("127.0.0.1", port, EtcdServer.freePort(),
+        LaunchedProxy.writeConfig(baseDir, config, new ProxyConfigYaml("127.0.0.1", port, freePortOutside(presentation),
                 List.of(etcdEndpoint), KeySchema.DEFAULT_PREFIX, backendBootstrap).render() + presentation.yaml());
         List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
         jvmOptions.addAll(extraJvmOptions);
         return LaunchedProxy.start(name, new JavaCommand(classpath, jvmOptions), MAIN_CLASS,
                 List.of("--config", config.toString()), baseDir, port, logDir);
+    }
+
+    /** A free port that is not one of the node ports, which were only free when they were picked. */
+    private static int freePortOutside(Presentation presentation) {
+        int port = EtcdServer.freePort();
+        while (presentation.isNodePort(port)) {
+            port = EtcdServer.freePort();
+        }
+        return port;
     }
 }
