@@ -1,14 +1,20 @@
 package io.leasehold.bench;
 
-import io.leasehold.bench.cluster.KafkaBroker;
+import io.leasehold.bench.cluster.KafkaCluster;
+import io.leasehold.bench.cluster.KafkaNode;
+import io.leasehold.bench.cluster.KroxyliciousInstance;
+import io.leasehold.bench.cluster.LaunchedProxy;
 import io.leasehold.bench.cluster.OwnershipSeeder;
+import io.leasehold.bench.cluster.Presentation;
 import io.leasehold.bench.cluster.ProxyInstance;
 import io.leasehold.bench.micro.JmhSuite;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.profile.HotMethods;
 import io.leasehold.bench.report.Failures;
+import io.leasehold.bench.report.Target;
 import io.leasehold.bench.suite.Backend;
+import io.leasehold.bench.suite.ClientPath;
 import io.leasehold.bench.suite.KafkaBackend;
 import io.leasehold.bench.suite.Plan;
 import io.leasehold.bench.suite.ReferenceBackend;
@@ -22,25 +28,36 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * The benchmark command: starts a real etcd, then per backend (a stock Kafka broker; three
- * reference brokers) the backend and one proxy, runs the plan direct and through the proxy, and
- * finally the JMH microbenchmarks; writes the report and prints it.
+ * The benchmark command: starts a real etcd, then per backend (a three-broker Apache Kafka
+ * cluster; three reference brokers) the backend and its proxies (against Kafka: Leasehold
+ * single-node, Leasehold node-per-owner and Kroxylicious; against the reference brokers:
+ * Leasehold single-node), runs the plan on every path, and finally the JMH microbenchmarks;
+ * writes the report and prints it.
  */
 public final class BenchMain {
 
+    /** The system property scripts/bench sets to the Kroxylicious launcher's class path. */
+    static final String KROXYLICIOUS_CLASSPATH_PROPERTY = "bench.kroxylicious.classpath";
+    /** Brokers of the Kafka backend. */
+    private static final int KAFKA_NODES = 3;
+
     private final BenchOptions options;
     private final PrintStream out;
+    private final Optional<String> kroxyliciousClasspath;
     /** Every child JVM (Kafka, reference brokers, proxy) runs from this benchmark's own class path. */
     private final String classpath = System.getProperty("java.class.path");
     private static final String RECORDING_NAME = "bench";
 
-    BenchMain(BenchOptions options, PrintStream out) {
+    BenchMain(BenchOptions options, PrintStream out, Optional<String> kroxyliciousClasspath) {
         this.options = options;
         this.out = out;
+        this.kroxyliciousClasspath = kroxyliciousClasspath;
     }
 
     public static void main(String[] args) {
@@ -53,7 +70,8 @@ public final class BenchMain {
             System.exit(2);
             return;
         }
-        String report = new BenchMain(options, System.out).run(String.join(" ", args));
+        String report = new BenchMain(options, System.out,
+                Optional.ofNullable(System.getProperty(KROXYLICIOUS_CLASSPATH_PROPERTY))).run(String.join(" ", args));
         System.out.println();
         System.out.println(report);
         System.exit(0);
@@ -91,14 +109,16 @@ public final class BenchMain {
 
     private SuiteResult runKafka(String etcdEndpoint) {
         Plan plan = Plans.only(Plans.kafka(options.quick()), options.only());
-        out.println("[kafka] starting a Kafka broker (KRaft, own JVM)");
-        try (KafkaBroker broker = KafkaBroker.start(classpath, options.logDir());
+        out.println("[kafka] starting " + KAFKA_NODES + " Kafka nodes (KRaft, one JVM each)");
+        try (KafkaCluster cluster = KafkaCluster.start(classpath, KAFKA_NODES, options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcdEndpoint, new KeySchema(KeySchema.DEFAULT_PREFIX))) {
-            Backend backend = new KafkaBackend(broker, seeder);
-            return runWithProxy(backend, plan, etcdEndpoint, List.of(broker.bootstrap()));
+            Backend backend = new KafkaBackend(cluster, seeder);
+            List<String> bootstrap = cluster.nodes().stream().map(KafkaNode::address).toList();
+            return runWithProxies(backend, plan, etcdEndpoint, bootstrap,
+                    List.of(Target.LEASEHOLD, Target.LEASEHOLD_NODES, Target.KROXYLICIOUS));
         } catch (RuntimeException e) {
             out.println("[kafka] suite stopped: " + Failures.describe(e));
-            return SuiteResult.failed("kafka", plan, List.of(), summary(Failures.describe(e)));
+            return SuiteResult.failed("kafka", plan, summary(Failures.describe(e)));
         }
     }
 
@@ -108,49 +128,80 @@ public final class BenchMain {
         try (LocalCluster cluster = LocalCluster.builder("bench-reference").brokers(3).etcd(etcd)
                 .brokerCommand(new JavaCommand(classpath, List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")))
                 .logDir(options.logDir().toAbsolutePath()).start()) {
-            return runWithProxy(new ReferenceBackend(cluster), plan, etcd.endpoint(),
-                    List.of(cluster.bootstrapServers().split(",")));
+            return runWithProxies(new ReferenceBackend(cluster), plan, etcd.endpoint(),
+                    List.of(cluster.bootstrapServers().split(",")), List.of(Target.LEASEHOLD));
         } catch (RuntimeException e) {
             out.println("[reference] suite stopped: " + Failures.describe(e));
-            return SuiteResult.failed("reference", plan, List.of(), summary(Failures.describe(e)));
+            return SuiteResult.failed("reference", plan, summary(Failures.describe(e)));
         }
     }
 
-    private SuiteResult runWithProxy(Backend backend, Plan plan, String etcdEndpoint, List<String> bootstrap) {
-        out.println("[" + backend.name() + "] starting the proxy");
-        Path recording = options.logDir().toAbsolutePath().resolve("proxy-" + backend.name() + ".jfr");
-        ProxyInstance proxy;
+    /** Starts the proxies of {@code targets} (a proxy that fails to start becomes an unavailable path), runs the plan, stops them. */
+    private SuiteResult runWithProxies(Backend backend, Plan plan, String etcdEndpoint, List<String> bootstrap,
+            List<Target> targets) {
+        List<ClientPath> paths = new ArrayList<>(List.of(ClientPath.direct(backend.directBootstrap())));
+        List<LaunchedProxy> started = new ArrayList<>();
         try {
-            proxy = ProxyInstance.start(classpath, etcdEndpoint, bootstrap, options.logDir(),
-                    "proxy-" + backend.name(), recordingOptions(recording));
-        } catch (RuntimeException e) {
-            String why = "the proxy did not start: " + summary(e.getMessage());
-            out.println("[" + backend.name() + "] " + e.getMessage());
-            out.println("[" + backend.name() + "] measuring direct only");
-            SuiteRunner.Outcome direct = new SuiteRunner(plan, out).run(backend, Optional.empty(), why);
-            String failure = direct.failure() == null ? why : why + "; then " + direct.failure();
-            return new SuiteResult(backend.name(), plan, direct.comparisons(), 0, failure, null, null);
-        }
-        SuiteRunner.Outcome outcome;
-        long peakRss;
-        String profile = null;
-        String threads = null;
-        try (proxy) {
-            ThreadCpu atStart = ThreadCpu.read(proxy.pid());
-            outcome = new SuiteRunner(plan, out).run(backend, Optional.of(proxy), null);
-            peakRss = proxy.isAlive() ? new ProcessStats(proxy.pid()).sample().peakRssBytes() : 0;
-            if (proxy.isAlive()) {
-                threads = ThreadCpu.table(ThreadCpu.read(proxy.pid()).since(atStart), 12);
+            for (Target target : targets) {
+                out.println("[" + backend.name() + "] starting " + target.label());
+                try {
+                    LaunchedProxy proxy = startProxy(backend.name(), target, etcdEndpoint, bootstrap);
+                    started.add(proxy);
+                    paths.add(ClientPath.through(target, proxy));
+                } catch (RuntimeException e) {
+                    String why = target.label() + " did not start: " + summary(e.getMessage());
+                    out.println("[" + backend.name() + "] " + why);
+                    paths.add(ClientPath.unavailable(target, why));
+                }
             }
-            if (options.profile()) {
-                profile = profileSummary(proxy, recording);
+            Map<Target, ThreadCpu> atStart = new EnumMap<>(Target.class);
+            for (ClientPath path : paths) {
+                path.proxy().ifPresent(p -> atStart.put(path.target(), ThreadCpu.read(p.pid())));
             }
+            SuiteRunner.Outcome outcome = new SuiteRunner(plan, out).run(backend, paths);
+            List<ProxySummary> summaries = new ArrayList<>();
+            for (ClientPath path : paths) {
+                path.proxy().ifPresent(p -> summaries.add(summarise(backend.name(), path.target(), p,
+                        atStart.get(path.target()))));
+            }
+            return new SuiteResult(backend.name(), plan, outcome.comparisons(), summaries, outcome.stall(),
+                    outcome.failure());
+        } finally {
+            started.forEach(LaunchedProxy::close);
         }
-        return new SuiteResult(backend.name(), plan, outcome.comparisons(), peakRss, outcome.failure(), threads,
-                profile);
     }
 
-    private List<String> recordingOptions(Path recording) {
+    private LaunchedProxy startProxy(String backend, Target target, String etcdEndpoint, List<String> bootstrap) {
+        String name = "proxy-" + backend + "-" + target.label();
+        return switch (target) {
+            case LEASEHOLD -> ProxyInstance.start(classpath, etcdEndpoint, bootstrap, Presentation.singleNode(),
+                    options.logDir(), name, recordingOptions());
+            case LEASEHOLD_NODES -> ProxyInstance.start(classpath, etcdEndpoint, bootstrap,
+                    Presentation.nodePerOwner(KafkaCluster.FIRST_NODE_ID, bootstrap.size()), options.logDir(), name,
+                    recordingOptions());
+            case KROXYLICIOUS -> KroxyliciousInstance.start(kroxyliciousClasspath.orElseThrow(
+                    () -> new IllegalStateException("the Kroxylicious launcher is not built (scripts/bench builds "
+                            + "benchmarks/kroxylicious and passes -D" + KROXYLICIOUS_CLASSPATH_PROPERTY + ")")),
+                    bootstrap, KafkaCluster.FIRST_NODE_ID, bootstrap.size(), options.logDir());
+            case DIRECT -> throw new IllegalArgumentException("direct is not a proxy");
+        };
+    }
+
+    private ProxySummary summarise(String backend, Target target, LaunchedProxy proxy, ThreadCpu atStart) {
+        if (!proxy.isAlive()) {
+            return new ProxySummary(target, 0, null, null);
+        }
+        long peakRss = new ProcessStats(proxy.pid()).sample().peakRssBytes();
+        String threads = ThreadCpu.table(ThreadCpu.read(proxy.pid()).since(atStart), 12);
+        // Only the Leasehold proxies run with a flight recording.
+        String profile = options.profile() && target != Target.KROXYLICIOUS
+                ? profileSummary(proxy, options.logDir().toAbsolutePath()
+                        .resolve("proxy-" + backend + "-" + target.label() + ".jfr"))
+                : null;
+        return new ProxySummary(target, peakRss, threads, profile);
+    }
+
+    private List<String> recordingOptions() {
         if (!options.profile()) {
             return List.of();
         }
@@ -158,7 +209,7 @@ public final class BenchMain {
     }
 
     /** The proxy's hot methods from its flight recording, dumped while it still runs. */
-    private static String profileSummary(ProxyInstance proxy, Path recording) {
+    private static String profileSummary(LaunchedProxy proxy, Path recording) {
         try {
             proxy.dumpFlightRecording(RECORDING_NAME, recording);
         } catch (RuntimeException e) {

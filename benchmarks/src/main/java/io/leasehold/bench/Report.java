@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * Writes one run's results: {@code results.md} (the tables), {@code results.csv} (every run) and a
@@ -38,8 +39,8 @@ final class Report {
         md.append("- load average (1/5/15 min) at start: ").append(context.loadAtStart())
                 .append("; at end: ").append(context.loadAtEnd()).append('\n');
         md.append("- each cell: median over rounds, (min..max) over rounds; ratios and added latencies are "
-                + "computed per round, proxy run against the direct run of the same round; MB = 10^6 bytes of "
-                + "record values\n\n");
+                + "computed per round, one path's run against the other path's run of the same round; MB = 10^6 "
+                + "bytes of record values; CPU s/GB = CPU seconds per 10^9 bytes of record values\n\n");
         List<Comparison> all = new ArrayList<>();
         for (SuiteResult suite : suites) {
             all.addAll(suite.comparisons());
@@ -51,7 +52,8 @@ final class Report {
         }
         String failures = MarkdownTables.failures(all.stream()
                 .filter(c -> suites.stream().noneMatch(s -> s.failure() != null && s.comparisons().contains(c)))
-                .toList());
+                .toList()) + suites.stream().filter(s -> s.stall() != null).map(s -> s.stall().failures())
+                .collect(Collectors.joining());
         if (!failures.isEmpty()) {
             md.append("## Runs that failed\n\n").append(failures).append('\n');
         }
@@ -62,41 +64,55 @@ final class Report {
 
     private void appendSuite(StringBuilder md, SuiteResult suite) {
         md.append("## Backend: ").append(suite.backend()).append("\n\n");
-        md.append(String.format(Locale.ROOT, "%d rounds; produce runs %d ms warm-up + %d ms measured; %d partitions.%n%n",
-                suite.plan().rounds(), suite.plan().timing().warmup().toMillis(),
-                suite.plan().timing().measure().toMillis(), suite.plan().partitions()));
+        String paths = suite.comparisons().stream().flatMap(c -> c.targets().stream()).distinct().sorted()
+                .map(t -> t.column() + " = " + t.description()).collect(Collectors.joining(", "));
+        md.append(String.format(Locale.ROOT, "%d rounds; each run %d ms warm-up + %d ms measured; %d partitions per topic; "
+                        + "paths: %s.%n%n", suite.plan().rounds(), suite.plan().timing().warmup().toMillis(),
+                suite.plan().timing().measure().toMillis(), suite.plan().partitions(), paths));
         if (suite.failure() != null) {
             md.append("**Incomplete:** ").append(suite.failure()).append("\n\n");
         }
         List<Comparison> produce = ofKind(suite, "produce");
         if (!produce.isEmpty()) {
-            md.append("### Produce at full speed\n\n").append(MarkdownTables.produce(produce)).append('\n');
+            md.append("### Produce at full speed: throughput\n\n").append(MarkdownTables.throughput(produce)).append('\n');
+            md.append("### Produce at full speed: latency and CPU\n\n").append(MarkdownTables.produceCost(produce))
+                    .append('\n');
             List<Comparison> scaling = produce.subList(0, Math.min(suite.plan().scaling().size(), produce.size()));
             if (scaling.size() > 1) {
                 String png = "proxy-vs-direct-" + suite.backend() + ".png";
-                ScalingChart.write(outDir.resolve(png), "Leasehold proxy vs direct (" + suite.backend() + " backend, "
+                ScalingChart.write(outDir.resolve(png), "Paths compared (" + suite.backend() + " backend, "
                         + scaling.get(0).label().replaceFirst(" x\\d+", "") + ")", scaling);
                 md.append("![throughput and p99 vs producers](").append(png).append(")\n\n");
             }
         }
         List<Comparison> limited = ofKind(suite, "produce-rate-limited");
         if (!limited.isEmpty()) {
-            md.append("### Added produce latency at half and at a twentieth of the direct maximum throughput\n\n")
+            md.append("### Produce latency at half and at a twentieth of the direct maximum throughput\n\n")
                     .append(MarkdownTables.latency(limited)).append('\n');
         }
         List<Comparison> consume = ofKind(suite, "consume");
         if (!consume.isEmpty()) {
-            md.append("### Consume (fetch) throughput\n\n").append(MarkdownTables.consume(consume)).append('\n');
+            md.append("### Consume (fetch): throughput\n\n").append(MarkdownTables.throughput(consume)).append('\n');
+            md.append("### Consume (fetch): CPU\n\n").append(MarkdownTables.consumeCost(consume)).append('\n');
         }
-        if (suite.proxyThreads() != null) {
-            md.append("### Proxy CPU by thread over the suite\n\n").append(suite.proxyThreads()).append('\n');
+        if (suite.stall() != null) {
+            md.append("### An owner stopped: the other owners' partitions\n\n").append(suite.stall().description())
+                    .append(". Rates are records/s of the other owners' partitions; kept = during / before.\n\n")
+                    .append(suite.stall().table()).append('\n');
         }
-        if (suite.proxyProfile() != null) {
-            md.append("### Where the proxy spends its CPU\n\n").append(suite.proxyProfile()).append('\n');
-        }
-        if (suite.proxyPeakRssBytes() > 0) {
-            md.append(String.format(Locale.ROOT, "Proxy peak RSS over the suite (VmHWM): %.0f MiB (heap -Xms1g -Xmx1g).%n%n",
-                    suite.proxyPeakRssBytes() / 1048576.0));
+        for (ProxySummary proxy : suite.proxies()) {
+            if (proxy.threads() != null) {
+                md.append("### ").append(proxy.target().label()).append(": CPU by thread over the suite\n\n")
+                        .append(proxy.threads()).append('\n');
+            }
+            if (proxy.profile() != null) {
+                md.append("### ").append(proxy.target().label()).append(": where it spends its CPU\n\n")
+                        .append(proxy.profile()).append('\n');
+            }
+            if (proxy.peakRssBytes() > 0) {
+                md.append(String.format(Locale.ROOT, "%s peak RSS over the suite (VmHWM): %.0f MiB (heap -Xms1g -Xmx1g).%n%n",
+                        proxy.target().label(), proxy.peakRssBytes() / 1048576.0));
+            }
         }
     }
 

@@ -1,21 +1,21 @@
 package io.leasehold.bench;
 
 import io.leasehold.bench.report.Comparison;
+import io.leasehold.bench.report.StallComparison;
 import io.leasehold.bench.suite.Plan;
 import java.util.List;
 
 /**
  * What one backend's suite produced, or why it could not run.
  *
- * @param proxyPeakRssBytes the proxy's VmHWM at the end of the suite
- * @param failure           null when the suite ran; otherwise the reason it stopped
- * @param proxyThreads      Markdown table of the proxy's CPU by thread group over the suite, or null
- * @param proxyProfile      Markdown summary of the proxy's flight recording, or null
+ * @param proxies  what each proxy process cost over the suite
+ * @param stall    the owner-stall runs, or null when none were made
+ * @param failure  null when the suite ran; otherwise the reason it stopped
  */
-record SuiteResult(String backend, Plan plan, List<Comparison> comparisons, long proxyPeakRssBytes, String failure,
-        String proxyThreads, String proxyProfile) {
+record SuiteResult(String backend, Plan plan, List<Comparison> comparisons, List<ProxySummary> proxies,
+        StallComparison stall, String failure) {
 
-    static SuiteResult failed(String backend, Plan plan, List<Comparison> partial, String failure) {
-        return new SuiteResult(backend, plan, partial, 0, failure, null, null);
+    static SuiteResult failed(String backend, Plan plan, String failure) {
+        return new SuiteResult(backend, plan, List.of(), List.of(), null, failure);
     }
 }

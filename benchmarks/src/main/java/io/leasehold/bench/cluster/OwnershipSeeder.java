@@ -7,13 +7,14 @@ import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.keys.OwnerValue;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * Writes the ownership contract's keys for a backend that does not claim partitions itself (a
- * stock Kafka broker): its registration, and every partition of a topic owned by it. The keys
+ * stock Kafka cluster): the brokers' registrations, and each partition's owner. The keys
  * are plain puts without a lease, because nothing would keep such a lease alive.
  */
 public final class OwnershipSeeder implements AutoCloseable {
@@ -30,10 +31,9 @@ public final class OwnershipSeeder implements AutoCloseable {
         put(keys.brokerKey(broker.id()), BrokerRegistration.toJson(broker));
     }
 
-    public void assignTopic(String topic, int partitions, int brokerId) {
-        for (int partition = 0; partition < partitions; partition++) {
-            put(keys.partitionLeaseKey(topic, partition), OwnerValue.encode(brokerId));
-        }
+    /** Names {@code owners.get(p)} as the owner of partition {@code p} of {@code topic}. */
+    public void assignTopic(String topic, Map<Integer, Integer> owners) {
+        owners.forEach((partition, brokerId) -> put(keys.partitionLeaseKey(topic, partition), OwnerValue.encode(brokerId)));
     }
 
     @Override

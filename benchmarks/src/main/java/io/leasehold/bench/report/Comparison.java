@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
 /**
- * All rounds of one configuration, direct and through the proxy, and the figures derived from
- * them: ratios and added latencies are computed per round (each proxy run against the direct run
- * of the same round), then summarised as median and range.
+ * All rounds of one configuration on every path (direct and through each proxy), and the figures
+ * derived from them: ratios and added latencies are computed per round (one path's run against
+ * the other path's run of the same round), then summarised as median and range.
  */
 public final class Comparison {
 
@@ -56,6 +56,11 @@ public final class Comparison {
         return List.copyOf(measurements);
     }
 
+    /** The paths this configuration was run on, in {@link Target} order. */
+    public List<Target> targets() {
+        return measurements.stream().map(Measurement::target).distinct().sorted().toList();
+    }
+
     public Spread throughput(Target target) {
         return spread(target, LoadResult::megabytesPerSecond);
     }
@@ -68,19 +73,20 @@ public final class Comparison {
         return spread(target, r -> r.latencyMillis(percentile));
     }
 
-    /** Proxy throughput divided by direct throughput, per round. */
-    public Spread throughputRatio() {
-        return perRound((direct, proxy) -> proxy.megabytesPerSecond() / direct.megabytesPerSecond());
+    /** {@code numerator}'s throughput divided by {@code denominator}'s, per round. */
+    public Spread throughputRatio(Target numerator, Target denominator) {
+        return perRound(denominator, numerator, (base, other) -> other.megabytesPerSecond() / base.megabytesPerSecond());
     }
 
-    /** Proxy latency minus direct latency at {@code percentile}, per round, in milliseconds. */
-    public Spread addedLatency(double percentile) {
-        return perRound((direct, proxy) -> proxy.latencyMillis(percentile) - direct.latencyMillis(percentile));
+    /** {@code proxy}'s latency minus the direct latency at {@code percentile}, per round, in milliseconds. */
+    public Spread addedLatency(Target proxy, double percentile) {
+        return perRound(Target.DIRECT, proxy,
+                (direct, other) -> other.latencyMillis(percentile) - direct.latencyMillis(percentile));
     }
 
-    /** The proxy's CPU seconds per 10^9 payload bytes moved, over all its successful runs. */
-    public Optional<Double> proxyCpuSecondsPerGigabyte() {
-        return perGigabyte(Target.PROXY, Measurement::proxyCpuSeconds);
+    /** The CPU seconds of {@code proxy}'s process per 10^9 payload bytes moved, over its successful runs. */
+    public Optional<Double> proxyCpuSecondsPerGigabyte(Target proxy) {
+        return perGigabyte(proxy, Measurement::proxyCpuSeconds);
     }
 
     /** The brokers' CPU seconds per 10^9 payload bytes in the runs against {@code target}. */
@@ -120,11 +126,11 @@ public final class Comparison {
         return Spread.of(successful(target).stream().map(m -> figure.applyAsDouble(m.result())).toList());
     }
 
-    private Spread perRound(PairFigure figure) {
+    private Spread perRound(Target base, Target other, PairFigure figure) {
         List<Double> values = new ArrayList<>();
-        for (Measurement proxy : successful(Target.PROXY)) {
-            successful(Target.DIRECT).stream().filter(d -> d.round() == proxy.round()).findFirst()
-                    .ifPresent(direct -> values.add(figure.apply(direct.result(), proxy.result())));
+        for (Measurement measured : successful(other)) {
+            successful(base).stream().filter(b -> b.round() == measured.round()).findFirst()
+                    .ifPresent(baseline -> values.add(figure.apply(baseline.result(), measured.result())));
         }
         return Spread.of(values);
     }
@@ -135,6 +141,6 @@ public final class Comparison {
 
     @FunctionalInterface
     private interface PairFigure {
-        double apply(LoadResult direct, LoadResult proxy);
+        double apply(LoadResult base, LoadResult other);
     }
 }

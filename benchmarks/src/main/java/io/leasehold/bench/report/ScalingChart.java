@@ -18,7 +18,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * The PNG chart of the scaling series: produce throughput (MB/s) and p99 latency (ms) against the
- * number of producers, direct and through the proxy, medians of the rounds.
+ * number of producers, one line per path (direct and each proxy), medians of the rounds.
  */
 public final class ScalingChart {
 
@@ -30,12 +30,10 @@ public final class ScalingChart {
         NumberAxis producers = new NumberAxis("producers");
         producers.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(producers);
-        XYPlot throughput = subPlot("throughput MB/s", sorted, c -> c.throughput(Target.DIRECT).median(),
-                c -> c.throughput(Target.PROXY).median());
+        XYPlot throughput = subPlot("throughput MB/s", sorted, (c, t) -> c.throughput(t).median());
         plot.add(throughput, 1);
         plot.setFixedLegendItems(throughput.getLegendItems());
-        plot.add(subPlot("p99 latency ms", sorted, c -> c.latency(Target.DIRECT, 99).median(),
-                c -> c.latency(Target.PROXY, 99).median()), 1);
+        plot.add(subPlot("p99 latency ms", sorted, (c, t) -> c.latency(t, 99).median()), 1);
         plot.setGap(12);
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
@@ -47,26 +45,28 @@ public final class ScalingChart {
     }
 
     private interface Figure {
-        double of(Comparison comparison);
+        double of(Comparison comparison, Target target);
     }
 
-    private static XYPlot subPlot(String axisLabel, List<Comparison> comparisons, Figure direct, Figure proxy) {
-        XYSeries directSeries = new XYSeries("direct");
-        XYSeries proxySeries = new XYSeries("proxy");
-        for (Comparison c : comparisons) {
-            addIfKnown(directSeries, c.clients(), direct.of(c));
-            addIfKnown(proxySeries, c.clients(), proxy.of(c));
-        }
+    private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
+            new Color(0xff7f0e)};
+
+    private static XYPlot subPlot(String axisLabel, List<Comparison> comparisons, Figure figure) {
         XYSeriesCollection data = new XYSeriesCollection();
-        data.addSeries(directSeries);
-        data.addSeries(proxySeries);
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+        List<Target> targets = comparisons.stream().flatMap(c -> c.targets().stream()).distinct().sorted().toList();
+        for (Target target : targets) {
+            XYSeries series = new XYSeries(target.label());
+            for (Comparison c : comparisons) {
+                addIfKnown(series, c.clients(), figure.of(c, target));
+            }
+            int index = data.getSeriesCount();
+            data.addSeries(series);
+            renderer.setSeriesPaint(index, COLOURS[target.ordinal() % COLOURS.length]);
+            renderer.setSeriesStroke(index, new BasicStroke(2f));
+        }
         NumberAxis valueAxis = new NumberAxis(axisLabel);
         valueAxis.setAutoRangeIncludesZero(true);
-        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-        renderer.setSeriesPaint(0, new Color(0x1f77b4));
-        renderer.setSeriesPaint(1, new Color(0xd62728));
-        renderer.setSeriesStroke(0, new BasicStroke(2f));
-        renderer.setSeriesStroke(1, new BasicStroke(2f));
         XYPlot plot = new XYPlot(data, null, valueAxis, renderer);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);

@@ -1,6 +1,6 @@
 package io.leasehold.bench.suite;
 
-import io.leasehold.bench.load.ProducerWorkload;
+import io.leasehold.bench.load.StallPlan;
 import io.leasehold.bench.load.Timing;
 import java.time.Duration;
 import java.util.List;
@@ -8,18 +8,20 @@ import java.util.List;
 /**
  * What one suite measures.
  *
- * @param rounds            direct/proxy pairs per configuration
- * @param timing            warm-up and measurement of each produce run
- * @param scaling           produce workloads differing only in producer count (the chart)
- * @param produce           further produce workloads (sizes, acks, linger)
- * @param halfSaturation    workloads re-run at half the direct maximum throughput for latency
- * @param consumeRecordSize record size of the consumer benchmark's topic, 0 for none
- * @param consumeBytes      payload bytes in the consumer's topic (read again from the start when done)
+ * @param rounds            runs of every configuration on every path (the order rotates per round)
+ * @param timing            warm-up and measurement of each produce and consume run
+ * @param scaling           produce cases differing only in producer count (the chart)
+ * @param produce           further produce cases (sizes, acks, linger, placement)
+ * @param halfSaturation    cases re-run at half and a twentieth of the direct maximum, for latency
+ * @param consume           one consumer run per placement listed
+ * @param consumeRecordSize record size of the consumer benchmark's topics
+ * @param consumeBytes      payload bytes in each consumer topic (read again from the start when done)
  * @param consumeTimeLimit  how long a consumer may wait for its first records
  * @param partitions        partitions of each topic
  * @param producerBuffer    each producer's buffer.memory in bytes
+ * @param stall             the owner-stall measurement, or null for none
  */
-public record Plan(int rounds, Timing timing, List<ProducerWorkload> scaling, List<ProducerWorkload> produce,
-        List<ProducerWorkload> halfSaturation, int consumeRecordSize, long consumeBytes, Duration consumeTimeLimit,
-        int partitions, int producerBuffer) {
+public record Plan(int rounds, Timing timing, List<ProduceCase> scaling, List<ProduceCase> produce,
+        List<ProduceCase> halfSaturation, List<Placement> consume, int consumeRecordSize, long consumeBytes,
+        Duration consumeTimeLimit, int partitions, int producerBuffer, StallPlan stall) {
 }

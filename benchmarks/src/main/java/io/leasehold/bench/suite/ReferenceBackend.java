@@ -3,6 +3,7 @@ package io.leasehold.bench.suite;
 import io.leasehold.testing.BrokerProcess;
 import io.leasehold.testing.LocalCluster;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +14,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * Lease-aware reference brokers: they claim partitions themselves on first write, so creating a
- * topic is all the set-up there is; ownership spreads over the brokers as they are written to.
+ * topic is all the set-up there is; ownership spreads over the brokers as they are written to
+ * (a requested placement cannot be honoured, and the plan asks for {@link Placement#CLAIMED}).
  */
 public final class ReferenceBackend implements Backend {
 
@@ -39,7 +41,7 @@ public final class ReferenceBackend implements Backend {
     }
 
     @Override
-    public void createTopic(String topic, int partitions) {
+    public void createTopic(String topic, int partitions, Placement placement) {
         Properties properties = new Properties();
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, directBootstrap());
         try (Admin admin = Admin.create(properties)) {
@@ -50,5 +52,11 @@ public final class ReferenceBackend implements Backend {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + topic, e);
         }
+    }
+
+    /** Reference brokers hold etcd leases: a stopped one loses its partitions, which is another test. */
+    @Override
+    public Optional<StallableOwner> stallableOwner() {
+        return Optional.empty();
     }
 }
