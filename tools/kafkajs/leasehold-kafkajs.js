@@ -11,7 +11,8 @@
 //       {"event":"record","partition":p,"offset":"o","value":"...","receivedAt":ms} per record until
 //       stdin closes or SIGTERM, then leaves the group and prints {"event":"done"}.
 // Both modes also take [--sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U] (the password
-// from the environment variable LEASEHOLD_KAFKAJS_SASL_PASSWORD, so it is not on the command line) and
+// from the environment variable LEASEHOLD_KAFKAJS_SASL_PASSWORD, so it is not on the command line), or
+// [--sasl-mechanism oauthbearer] (the bearer token, a JWT, from LEASEHOLD_KAFKAJS_OAUTH_TOKEN) and
 // [--ssl-ca FILE] (TLS to the brokers, trusting that PEM CA).
 // Errors kafkajs gives up on are printed as {"event":"error","error":"..."}; the exit code is 0 only when
 // the run ended as asked (every produce line acked, or the consumer stopped on request without a crash).
@@ -75,6 +76,13 @@ function stderrLogCreator() {
 function sasl(options) {
   if (options['sasl-mechanism'] === undefined) {
     return undefined;
+  }
+  if (options['sasl-mechanism'] === 'oauthbearer') {
+    const token = process.env.LEASEHOLD_KAFKAJS_OAUTH_TOKEN;
+    if (token === undefined) {
+      fail('--sasl-mechanism oauthbearer needs the token in LEASEHOLD_KAFKAJS_OAUTH_TOKEN');
+    }
+    return { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: token }) };
   }
   const password = process.env.LEASEHOLD_KAFKAJS_SASL_PASSWORD;
   if (password === undefined) {

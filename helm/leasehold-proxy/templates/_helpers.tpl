@@ -86,6 +86,11 @@ app.kubernetes.io/part-of: leasehold
 {{- define "leasehold-proxy.etcdTlsDir" -}}/etc/leasehold/etcd-tls{{- end }}
 {{- define "leasehold-proxy.listenerTlsDir" -}}/etc/leasehold/listener-tls{{- end }}
 {{- define "leasehold-proxy.listenerSaslDir" -}}/etc/leasehold/listener-sasl{{- end }}
+{{- define "leasehold-proxy.listenerJwksDir" -}}/etc/leasehold/listener-jwks{{- end }}
+{{/* "true" when listenerSasl.mechanisms lists PLAIN or SCRAM, which need the users file; empty otherwise. */}}
+{{- define "leasehold-proxy.saslUsesUsers" -}}
+{{- range .mechanisms }}{{ if ne . "OAUTHBEARER" }}true{{ end }}{{ end }}
+{{- end }}
 {{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
 {{- define "leasehold-proxy.backendTlsDir" -}}/etc/leasehold/backend-tls{{- end }}
 
@@ -121,7 +126,29 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- with .Values.listenerSasl }}
 {{- if .mechanisms }}
-{{- $sasl := dict "mechanisms" .mechanisms "usersFile" (printf "%s/users.yaml" (include "leasehold-proxy.listenerSaslDir" $)) }}
+{{- $sasl := dict "mechanisms" .mechanisms }}
+{{- if include "leasehold-proxy.saslUsesUsers" . }}
+{{- $_ := set $sasl "usersFile" (printf "%s/users.yaml" (include "leasehold-proxy.listenerSaslDir" $)) }}
+{{- end }}
+{{- if has "OAUTHBEARER" .mechanisms }}
+{{- $o := .oauthbearer }}
+{{- $oauth := dict "principalClaim" $o.principalClaim }}
+{{- if $o.jwksSecret }}
+{{- $_ := set $oauth "jwksFile" (printf "%s/jwks.json" (include "leasehold-proxy.listenerJwksDir" $)) }}
+{{- else }}
+{{- $_ := set $oauth "jwksUrl" $o.jwksUrl }}
+{{- end }}
+{{- if $o.issuer }}
+{{- $_ := set $oauth "issuer" $o.issuer }}
+{{- end }}
+{{- if $o.audience }}
+{{- $_ := set $oauth "audience" $o.audience }}
+{{- end }}
+{{- if $o.clockSkew }}
+{{- $_ := set $oauth "clockSkew" $o.clockSkew }}
+{{- end }}
+{{- $_ := set $sasl "oauthbearer" $oauth }}
+{{- end }}
 {{- if .connectionsMaxReauth }}
 {{- $_ := set $sasl "connectionsMaxReauth" .connectionsMaxReauth }}
 {{- end }}

@@ -163,7 +163,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                         routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
         RequestHandler handler = config.saslRequired()
                 ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
-                        oauthBearer(config.sasl().oauthBearer(), tokenKeys), config.sasl().connectionsMaxReauth()),
+                        oauthBearer(config.sasl().oauthbearer(), tokenKeys), config.sasl().connectionsMaxReauth()),
                         new AuthenticationMetrics(registry))
                 : requests;
         this.reachability = new BackendReachability(control, router, alloc);

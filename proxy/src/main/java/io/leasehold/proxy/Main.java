@@ -118,8 +118,8 @@ public final class Main {
             }
         }
         VerificationKeys tokenKeys = null;
-        if (config.saslRequired() && config.sasl().oauthBearer() != null) {
-            tokenKeys = loadTokenKeys(config.sasl().oauthBearer(), problems);
+        if (config.saslRequired() && config.sasl().oauthbearer() != null) {
+            tokenKeys = loadTokenKeys(config.sasl().oauthbearer(), problems);
         }
         AclsFile acls = null;
         if (config.authorizes()) {

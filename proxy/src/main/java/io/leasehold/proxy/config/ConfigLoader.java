@@ -326,7 +326,9 @@ public final class ConfigLoader {
             }
             return null;
         }
-        boolean usesUsers = mechanisms.stream().anyMatch(mechanism -> !mechanism.equals(OAUTHBEARER));
+        // An unusable list (empty, its problem recorded) still asks for the users file, the common case.
+        boolean usesUsers = mechanisms.isEmpty()
+                || mechanisms.stream().anyMatch(mechanism -> !mechanism.equals(OAUTHBEARER));
         if (usersFile == null && usesUsers) {
             in.problem(usersKey, "is required with listener.sasl.mechanisms " + mechanisms
                     + ": the users that PLAIN and SCRAM authenticate against");

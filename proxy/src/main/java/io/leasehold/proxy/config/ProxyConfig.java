@@ -81,7 +81,7 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * {@code null}: for the life of the connection).
      */
     public record Sasl(List<String> mechanisms, Path usersFile, Duration connectionsMaxReauth,
-                       OAuthBearer oauthBearer) {
+                       OAuthBearer oauthbearer) {
         /** The mechanisms the proxy implements, by their SASL names. */
         public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN",
                 "OAUTHBEARER");

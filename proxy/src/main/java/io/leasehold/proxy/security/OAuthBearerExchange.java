@@ -71,6 +71,11 @@ final class OAuthBearerExchange implements SaslExchange {
     }
 
     @Override
+    public String refusal() {
+        return refused ? failure : null;
+    }
+
+    @Override
     public Instant credentialExpiry() {
         return validated.expiresAt();
     }

@@ -34,6 +34,8 @@ final class SaslAuthenticator {
     private SaslExchange exchange;
     private String userName;
     private boolean reauthenticating;
+    /** Whether the current exchange's refusal was already counted when it was told to the client. */
+    private boolean refusalCounted;
     /** The current session's lifetime, {@code null} when it lasts as long as the connection. */
     private Duration sessionLifetime;
     private long sessionExpiresAtNanos;
@@ -84,6 +86,7 @@ final class SaslAuthenticator {
             return response.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code());
         }
         reauthenticating = reauthentication;
+        refusalCounted = false;
         mechanism = requested;
         exchange = exchangeFor(requested);
         state = State.AWAITING_AUTHENTICATE;
@@ -135,6 +138,10 @@ final class SaslAuthenticator {
         }
         try {
             byte[] answer = exchange.evaluate(clientToken);
+            if (exchange.refusal() != null && !refusalCounted) {
+                metrics.failed(mechanism, exchange.refusal());
+                refusalCounted = true;
+            }
             if (exchange.complete()) {
                 String authenticated = exchange.userName();
                 if (reauthenticating && !authenticated.equals(userName)) {
@@ -154,7 +161,8 @@ final class SaslAuthenticator {
             }
             return answer == null ? new byte[0] : answer;
         } catch (AuthenticationFailure e) {
-            fail(mechanism, e.reason());
+            boolean counted = refusalCounted;
+            fail(mechanism, e.reason(), !counted);
             throw e;
         }
     }
@@ -177,8 +185,14 @@ final class SaslAuthenticator {
     }
 
     private void fail(String failedMechanism, String reason) {
+        fail(failedMechanism, reason, true);
+    }
+
+    private void fail(String failedMechanism, String reason, boolean count) {
         state = State.FAILED;
         exchange = null;
-        metrics.failed(failedMechanism, reason);
+        if (count) {
+            metrics.failed(failedMechanism, reason);
+        }
     }
 }

@@ -24,4 +24,14 @@ interface SaslExchange {
     default Instant credentialExpiry() {
         return null;
     }
+
+    /**
+     * Why the client was refused, when the mechanism tells it so in a token and waits for its
+     * acknowledgement before the exchange fails (OAUTHBEARER's {@code invalid_token} status);
+     * {@code null} otherwise. The refusal counts from the moment it is told: a client may drop the
+     * connection instead of acknowledging.
+     */
+    default String refusal() {
+        return null;
+    }
 }

@@ -60,9 +60,9 @@ class SaslConfigTest {
                 """), "config.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("config.yaml: listener.sasl.mechanisms[1]: expected one of SCRAM-SHA-512, "
-                        + "SCRAM-SHA-256, PLAIN, got \"GSSAPI\"")
+                        + "SCRAM-SHA-256, PLAIN, OAUTHBEARER, got \"GSSAPI\"")
                 .hasMessageContaining("config.yaml: listener.sasl.colour: unknown key (known keys in listener.sasl: "
-                        + "mechanisms, usersFile, connectionsMaxReauth)")
+                        + "mechanisms, usersFile, connectionsMaxReauth, oauthbearer)")
                 .hasMessageContaining("config.yaml: listener.sasl.usersFile: is required with "
                         + "listener.sasl.mechanisms");
         assertThatThrownBy(() -> loader.parse(withListener("""

@@ -467,6 +467,7 @@ class HelmChartTest {
             "listenerSasl.mechanisms[0]=PLAIN                  | at '/listenerSasl/usersSecret': minLength: got 0, want 1",
             "listenerSasl.mechanisms[0]=GSSAPI,listenerSasl.usersSecret=u | /listenerSasl/mechanisms/0",
             "listenerSasl.usersSecret=users                    | at '/listenerSasl/mechanisms': minItems",
+            "listenerSasl.mechanisms[0]=OAUTHBEARER            | at '/listenerSasl/oauthbearer/jwksSecret': minLength: got 0, want 1",
             "authorization.aclsSecret=a,authorization.aclsConfigMap=b | at '/authorization': 'not' failed",
             "terminationGracePeriodSeconds=30                  | must exceed preStopSleepSeconds (10) + config.shutdown.drainTimeout",
             "service.loadBalancerSourceRanges[0]=everyone      | /service/loadBalancerSourceRanges/0",
