@@ -21,6 +21,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RetriableException;
 
 /**
  * A real Apache Kafka cluster of {@code size} KRaft nodes on loopback, ids 1..size, node 1 also
@@ -162,8 +163,17 @@ public final class KafkaCluster implements AutoCloseable {
             throws InterruptedException, ExecutionException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
-            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(10, TimeUnit.SECONDS).get(topic);
+            TopicDescription description;
+            try {
+                description = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException)) {
+                    throw e;
+                }
+                // The broker asked has not seen the new topic yet (its metadata lags on a busy machine).
+                Thread.sleep(100);
+                continue;
+            }
             if (description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
                 Map<Integer, Integer> leaders = new TreeMap<>();
                 for (TopicPartitionInfo info : description.partitions()) {
