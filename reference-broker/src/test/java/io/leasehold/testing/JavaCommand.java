@@ -17,7 +17,7 @@ public record JavaCommand(String classpath, List<String> jvmOptions) {
     /**
      * Small heaps, the serial collector and the C1 compiler only: several of these JVMs share two
      * cores in tests, and they live seconds to a minute, too short for the C2 compiler to pay back
-     * the CPU it takes from the others (a reference broker used about 40% less CPU until READY).
+     * the CPU it takes from the others (a reference broker used about a third less CPU until READY).
      */
     public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto",
             "-XX:TieredStopAtLevel=1");
