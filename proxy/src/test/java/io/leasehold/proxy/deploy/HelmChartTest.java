@@ -752,6 +752,34 @@ class HelmChartTest {
         assertThat(chart.manifests()).as("the chart makes no Secret of its own to checksum").doesNotContain("kind: Secret\n");
     }
 
+    @Test
+    void jwksSecretIsMountedAsADirectoryWhereTheOAuthBearerConfigPointsWithoutAUsersFile() throws Exception {
+        RenderedChart chart = rendered(tools.template("--set", "listenerSasl.mechanisms[0]=OAUTHBEARER",
+                "--set", "listenerSasl.oauthbearer.jwksSecret=idp-jwks", "--set",
+                "listenerSasl.oauthbearer.issuer=https://idp.example.com", "--set",
+                "listenerSasl.oauthbearer.audience[0]=kafka"));
+        ProxyConfig config = chart.proxyConfig();
+        JsonNode mount = mount(chart.proxyContainer(), "listener-jwks");
+        JsonNode volume = null;
+        for (JsonNode candidate : chart.podSpec().path("volumes")) {
+            if ("listener-jwks".equals(candidate.path("name").asText())) {
+                volume = candidate;
+            }
+            assertThat(candidate.path("name").asText()).as("no users file without PLAIN or SCRAM")
+                    .isNotEqualTo("listener-sasl");
+        }
+        assertThat(volume).as("listener-jwks volume").isNotNull();
+        JsonNode item = volume.path("secret").path("items").get(0);
+
+        assertThat(config.sasl().usersFile()).isNull();
+        assertThat(config.sasl().oauthbearer().issuer()).isEqualTo("https://idp.example.com");
+        assertThat(config.sasl().oauthbearer().audience()).containsExactly("kafka");
+        assertThat(volume.path("secret").path("secretName").asText()).isEqualTo("idp-jwks");
+        assertThat(Path.of(mount.path("mountPath").asText()).resolve(item.path("path").asText()))
+                .isEqualTo(config.sasl().oauthbearer().jwksFile());
+        assertThat(mount.has("subPath")).as("a subPath mount would never see Secret updates").isFalse();
+    }
+
     /**
      * The value set's rendering, made once per value set: the tests only read it, and helm
      * renders the same input the same way (aConfigChangeChangesTheChecksumThatRollsThePods renders twice to check).
