@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 final class BackendConnection extends ChannelInboundHandlerAdapter implements ResponseFramer.StreamSelector {
     private final String brokerName;
     private final Map<Integer, Pending> pending = new HashMap<>();
+    /** Waiting for the moment no request is awaiting its answer. */
+    private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
     private Channel channel;
     private int nextCorrelationId;
     /** The streamed response whose bytes are arriving, if any. */
@@ -55,6 +57,28 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
 
     int inFlight() {
         return pending.size();
+    }
+
+    /**
+     * Completes once no request on this connection awaits its answer (at once if none is): the
+     * broker answers a connection's requests one at a time, so a request written before then
+     * waits behind the earlier ones. Must be called on the channel's event loop.
+     */
+    CompletableFuture<Void> whenIdle() {
+        if (pending.isEmpty() || !channel.isActive()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> idle = new CompletableFuture<>();
+        idleWaiters.add(idle);
+        return idle;
+    }
+
+    private void answeredOne() {
+        if (pending.isEmpty() && !idleWaiters.isEmpty()) {
+            List<CompletableFuture<Void>> waiting = new ArrayList<>(idleWaiters);
+            idleWaiters.clear();
+            waiting.forEach(w -> w.complete(null));
+        }
     }
 
     /**
@@ -102,6 +126,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
                     // A failed write may have put part of the frame on the wire: outcome unknown.
                     p.fail(new BackendOutcomeUnknownException(
                             "write to broker " + brokerName + " failed: " + written.cause(), false));
+                    answeredOne();
                 }
             }
         });
@@ -113,6 +138,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
             p.fail(new BackendOutcomeUnknownException("broker " + brokerName
                     + " did not answer within " + deadline.toMillis() + " ms", true));
             channel.close();
+            answeredOne();
         }
     }
 
@@ -144,6 +170,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         if (!p.frame.complete(frame)) {
             ReferenceCountUtil.release(frame);
         }
+        answeredOne();
     }
 
     private void streamed(ResponseChunk chunk) {
@@ -162,6 +189,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
             if (!p.stream.complete(stream)) {
                 stream.release();
             }
+            answeredOne();
             return;
         }
         current.append(chunk.bytes());
@@ -183,6 +211,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
             p.fail(new BackendOutcomeUnknownException(
                     "connection to broker " + brokerName + " closed before the response arrived", false));
         }
+        answeredOne();
         ctx.fireChannelInactive();
     }
 

@@ -75,6 +75,24 @@ public final class BackendSession implements AutoCloseable {
         return send(broker, request, (connection, bytes) -> connection.sendStreaming(bytes, deadline, inspector));
     }
 
+    /**
+     * Completes once no request to {@code broker} on this session's connection awaits its answer
+     * (at once if there is no connection): a request sent before then waits behind the earlier
+     * ones, since a broker answers a connection's requests one at a time. Completes on the
+     * session's event loop.
+     */
+    public CompletableFuture<Void> whenIdle(BrokerAddress broker) {
+        if (!loop.inEventLoop()) {
+            return CompletableFuture.supplyAsync(() -> whenIdle(broker), loop).thenCompose(f -> f);
+        }
+        CompletableFuture<BackendConnection> connection = connections.get(key(broker));
+        if (connection == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return connection.handle((c, error) -> error != null ? CompletableFuture.<Void>completedFuture(null)
+                : c.whenIdle()).thenCompose(f -> f);
+    }
+
     private <R extends ReferenceCounted> CompletableFuture<R> send(
             BrokerAddress broker, ByteBuf request, BiFunction<BackendConnection, ByteBuf, CompletableFuture<R>> how) {
         if (!loop.inEventLoop()) {
@@ -155,7 +173,7 @@ public final class BackendSession implements AutoCloseable {
     }
 
     private CompletableFuture<BackendConnection> connection(BrokerAddress broker) {
-        String key = broker.host() + ":" + broker.port();
+        String key = key(broker);
         CompletableFuture<BackendConnection> existing = connections.get(key);
         if (existing != null) {
             return existing;
@@ -182,6 +200,10 @@ public final class BackendSession implements AutoCloseable {
             }
         });
         return created;
+    }
+
+    private static String key(BrokerAddress broker) {
+        return broker.host() + ":" + broker.port();
     }
 
     private void writabilityChanged() {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
@@ -24,6 +25,12 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * backend broker (no preferred read replica, no current leader), since the proxy is the only
  * node clients know. Any broker serves reads, so a read whose broker does
  * not answer within its long-poll plus a second is retried on another.
+ *
+ * <p>A fetch split over several owners is merged under the client's own limits: each sub-fetch
+ * asks for a share of {@code max_bytes} in proportion to its partitions and waits only what is
+ * left of {@code max_wait_ms}; the merged answer goes as soon as its data reaches {@code min_bytes}
+ * (owners still long-polling are not waited for) or half a second past {@code max_wait_ms}; and
+ * partitions past {@code max_bytes} are answered without records, so the client fetches them again.
  */
 final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
         PartitionData> {
@@ -31,6 +38,12 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     private static final int NO_REPLICA = -1;
     /** How much longer than its long-poll a broker may take to answer before the read is tried elsewhere. */
     private static final Duration ANSWER_ALLOWANCE = Duration.ofSeconds(1);
+    /**
+     * How much longer than its long-poll a merged read waits for an owner before answering
+     * without it: shorter than {@link #ANSWER_ALLOWANCE}, so the silent owner's partitions are
+     * answered empty rather than asked of another broker while the others' answers wait.
+     */
+    private static final Duration MERGED_ANSWER_ALLOWANCE = Duration.ofMillis(500);
     /**
      * How long past the long-poll (at most the proxy's request timeout) failed reads are retried:
      * time for a retry on another broker even when the client polls with {@code fetch.max.wait.ms} 0.
@@ -110,13 +123,65 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
                 .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
     }
 
+    /**
+     * The merged response, holding no more record bytes than the client's {@code max_bytes}
+     * except for the first partition with data (KIP-74: the first batch always goes, so a large
+     * batch never blocks progress). A partition past the limit is answered as if it had nothing
+     * new: no records, no error, its offsets as the owner sent them, so the client asks again.
+     */
     @Override
     public FetchResponseData assemble(FetchRequestData request, LinkedHashMap<FetchTopic, List<PartitionData>> results,
                                       int throttleTimeMs) {
+        long limit = request.maxBytes() > 0 ? request.maxBytes() : Integer.MAX_VALUE;
+        long taken = 0;
         List<FetchResponseData.FetchableTopicResponse> topics = new ArrayList<>();
-        results.forEach((topic, parts) -> topics.add(new FetchResponseData.FetchableTopicResponse()
-                .setTopic(topic.topic()).setTopicId(topic.topicId()).setPartitions(parts)));
+        for (Map.Entry<FetchTopic, List<PartitionData>> topic : results.entrySet()) {
+            List<PartitionData> parts = new ArrayList<>();
+            for (PartitionData p : topic.getValue()) {
+                int size = p.records() == null ? 0 : p.records().sizeInBytes();
+                if (size > 0 && taken > 0 && taken + size > limit) {
+                    parts.add(withoutRecords(p));
+                } else {
+                    taken += size;
+                    parts.add(p);
+                }
+            }
+            topics.add(new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(topic.getKey().topic()).setTopicId(topic.getKey().topicId()).setPartitions(parts));
+        }
         return new FetchResponseData().setResponses(topics).setThrottleTimeMs(throttleTimeMs).setSessionId(0);
+    }
+
+    private static PartitionData withoutRecords(PartitionData p) {
+        return new PartitionData().setPartitionIndex(p.partitionIndex()).setErrorCode(p.errorCode())
+                .setHighWatermark(p.highWatermark()).setLastStableOffset(p.lastStableOffset())
+                .setLogStartOffset(p.logStartOffset()).setRecords(MemoryRecords.EMPTY);
+    }
+
+    /** Shares {@code max_bytes} by partition count (the owners' data is unknown beforehand) and waits what is left. */
+    @Override
+    public void share(FetchRequestData subRequest, int partitions, int total, Duration elapsed) {
+        if (partitions < total && subRequest.maxBytes() > 0) {
+            subRequest.setMaxBytes((int) Math.max(1, (long) subRequest.maxBytes() * partitions / total));
+        }
+        subRequest.setMaxWaitMs((int) Math.max(0, subRequest.maxWaitMs() - elapsed.toMillis()));
+    }
+
+    /** With {@code min_bytes} 0 no owner long-polls, so the merged answer waits for all of them (nothing is dropped). */
+    @Override
+    public int answerAfterBytes(FetchRequestData request) {
+        return Math.max(0, request.minBytes());
+    }
+
+    @Override
+    public int dataBytes(PartitionData result) {
+        return result.records() == null ? 0 : result.records().sizeInBytes();
+    }
+
+    @Override
+    public Duration mergedAnswerDeadline(FetchRequestData request, Duration elapsed) {
+        Duration left = maxWait(request).minus(elapsed);
+        return (left.isNegative() ? Duration.ZERO : left).plus(MERGED_ANSWER_ALLOWANCE);
     }
 
     @Override

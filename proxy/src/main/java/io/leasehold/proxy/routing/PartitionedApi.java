@@ -129,6 +129,36 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     default void limitTimeout(Q subRequest, int remainingMillis) {
     }
 
+    /**
+     * Gives a sub-request its share of the client's limits (reads): it carries {@code partitions}
+     * of the {@code total} partitions sent out at once, and {@code elapsed} has passed since the
+     * request arrived.
+     */
+    default void share(Q subRequest, int partitions, int total, Duration elapsed) {
+    }
+
+    /**
+     * For a read whose brokers long-poll (Fetch): how many bytes of data let a merged answer go
+     * without waiting for the brokers still polling; 0 if a merged answer waits for every broker.
+     */
+    default int answerAfterBytes(Q request) {
+        return 0;
+    }
+
+    /** The data {@code result} brings towards {@link #answerAfterBytes}. */
+    default int dataBytes(P result) {
+        return 0;
+    }
+
+    /**
+     * How long a merged read's attempt, starting {@code elapsed} after the request arrived, waits
+     * for its brokers before it is answered with what is in (only asked when
+     * {@link #answerAfterBytes} is positive).
+     */
+    default Duration mergedAnswerDeadline(Q request, Duration elapsed) {
+        return Duration.ZERO;
+    }
+
     /** Where {@code name}/{@code partition} goes on retry number {@code attempt}; partitions by default. */
     default Target route(OwnerRouter router, RoutingSnapshot snapshot, String name, int partition, int attempt) {
         return router.partition(snapshot, name, partition, attempt);

@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.Uuid;
@@ -85,6 +86,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private volatile int throttle;
     /** The version sub-requests are sent and responses read in; the client's unless bridged. */
     private final short backendVersion;
+    /** When the request arrived, on {@link System#nanoTime()}'s clock. */
+    private final long startNanos = System.nanoTime();
+    /** For a merged read, one per attempt: decide when it is answered without the brokers still polling. */
+    private final Queue<MergeGate> gates = new ConcurrentLinkedQueue<>();
 
     /** @param backendVersion the version backends are spoken to in (see {@link VersionBridge}) */
     PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
@@ -158,6 +163,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 }
                 return assemble();
             } finally {
+                gates.forEach(MergeGate::close);
                 if (writer != null) {
                     client.writeOrder().finished(writer);
                 }
@@ -220,12 +226,71 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
             return sendWhole(only.getKey(), only.getValue());
         }
+        int total = byBroker.values().stream().mapToInt(List::size).sum();
+        if (api.answerAfterBytes(request) > 0) {
+            return merged(byBroker, total, retry);
+        }
         List<CompletableFuture<List<Entry<T, E>>>> sends = new ArrayList<>();
-        byBroker.forEach((broker, routed) -> sends.add(sendPart(broker, routed)));
+        byBroker.forEach((broker, routed) -> sends.add(sendPart(broker, routed, total, () -> false)));
         return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
             sends.forEach(s -> retry.addAll(s.join()));
             return retrying(retry);
         });
+    }
+
+    /**
+     * A read split over several brokers: answered once every broker answered or, earlier, once the
+     * gate opens (enough data, an error to report, or the deadline). Then nothing is retried; the
+     * partitions of brokers still polling, and those left to retry, are answered empty without
+     * error, and late answers are dropped. A sub-fetch to a broker whose connection still carries
+     * an earlier, abandoned poll is sent only once that poll is answered, so polls never pile up.
+     */
+    private CompletableFuture<Attempt<T, E>> merged(Map<BrokerAddress, List<Routed<T, E>>> byBroker, int total,
+                                                    List<Entry<T, E>> retry) {
+        long now = System.nanoTime();
+        MergeGate gate = new MergeGate(api.answerAfterBytes(request), now,
+                now + api.mergedAnswerDeadline(request, Duration.ofNanos(now - startNanos)).toNanos(),
+                client.backends().eventLoop());
+        gates.add(gate);
+        AtomicBoolean abandoned = new AtomicBoolean();
+        Map<CompletableFuture<List<Entry<T, E>>>, List<Routed<T, E>>> sends = new LinkedHashMap<>();
+        byBroker.forEach((broker, routed) -> {
+            CompletableFuture<List<Entry<T, E>>> send = client.backends().whenIdle(broker).thenCompose(idle ->
+                    abandoned.get() ? CompletableFuture.completedFuture(List.of())
+                            : sendPart(broker, routed, total, abandoned::get));
+            send.thenRun(() -> countTowards(gate, routed));
+            sends.put(send, routed);
+        });
+        CompletableFuture<Void> all = CompletableFuture.allOf(sends.keySet().toArray(CompletableFuture[]::new));
+        return CompletableFuture.anyOf(all, gate.opened()).thenApply(v -> {
+            if (!gate.isOpen()) {
+                sends.keySet().forEach(s -> retry.addAll(s.join()));
+                return retrying(retry);
+            }
+            abandoned.set(true);
+            sends.forEach((send, routed) -> {
+                List<Entry<T, E>> left = send.isDone() ? send.join() : routed.stream().map(Routed::entry).toList();
+                left.forEach(e -> results.put(e.key(), api.errorResult(e.key().partition(), Errors.NONE)));
+            });
+            retry.forEach(e -> results.put(e.key(), api.errorResult(e.key().partition(), Errors.NONE)));
+            return new Attempt<>(List.of(), null, false);
+        });
+    }
+
+    /** Adds what one broker answered to the gate: its data, or an error the client must see. */
+    private void countTowards(MergeGate gate, List<Routed<T, E>> routed) {
+        for (Routed<T, E> r : routed) {
+            P result = results.get(r.entry().key());
+            if (result == null) {
+                continue;
+            }
+            short error = api.errorCode(result);
+            if (error == Errors.NONE.code()) {
+                gate.received(api.dataBytes(result));
+            } else if (error != api.rejection().code()) {
+                gate.mustReport();
+            }
+        }
     }
 
     /** An attempt that leaves {@code retry} to do: retried only within budget and while the answer is wanted. */
@@ -241,7 +306,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     /** Single owner on the first try: forward the client's bytes when allowed, and its response as is. */
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         boolean bridged = backendVersion != frame.version();
-        ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed);
+        ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed, routed.size());
         ResponseInspector inspector = bridged ? null : api.streamInspector(frame.version(), streamedErrors(routed));
         if (inspector != null) {
             return within(client.backends().sendStreaming(broker, payload, inspector), routed).handle((stream, error) ->
@@ -317,14 +382,25 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         return false;
     }
 
-    private CompletableFuture<List<Entry<T, E>>> sendPart(BrokerAddress broker, List<Routed<T, E>> routed) {
+    /**
+     * Sends {@code routed} ({@code total} partitions go out in this attempt); an answer that
+     * arrives once {@code abandoned} holds is dropped unread (the merged answer went without it).
+     */
+    private CompletableFuture<List<Entry<T, E>>> sendPart(BrokerAddress broker, List<Routed<T, E>> routed, int total,
+                                                         BooleanSupplier abandoned) {
         ByteBuf payload;
         try {
-            payload = encode(routed);
+            payload = encode(routed, total);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
+            if (abandoned.getAsBoolean()) {
+                if (response != null) {
+                    response.release();
+                }
+                return List.<Entry<T, E>>of();
+            }
             if (error != null) {
                 return failed(broker, routed, error);
             }
@@ -333,13 +409,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         });
     }
 
-    private ByteBuf encode(List<Routed<T, E>> routed) {
+    private ByteBuf encode(List<Routed<T, E>> routed, int total) {
         LinkedHashMap<T, List<E>> partitions = new LinkedHashMap<>();
         for (Routed<T, E> r : routed) {
             partitions.computeIfAbsent(r.entry().topic(), t -> new ArrayList<>()).add(r.entry().partition());
         }
         Q sub = api.subRequest(request, partitions);
         api.limitTimeout(sub, budget.remainingMillis());
+        api.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
         return VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub);
     }
 

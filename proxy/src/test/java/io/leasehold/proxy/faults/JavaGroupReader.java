@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -25,8 +26,15 @@ final class JavaGroupReader implements AutoCloseable {
     private volatile boolean stopping;
 
     JavaGroupReader(String bootstrap, String topic, String group, int memberCount, int fetchMaxWaitMs) {
+        this(bootstrap, topic, group, memberCount, fetchMaxWaitMs, Map.of());
+    }
+
+    /** Like {@link #JavaGroupReader(String, String, String, int, int)}, with further consumer {@code settings}. */
+    JavaGroupReader(String bootstrap, String topic, String group, int memberCount, int fetchMaxWaitMs,
+                    Map<String, Object> settings) {
         for (int i = 0; i < memberCount; i++) {
             Properties properties = new Properties();
+            properties.putAll(settings);
             properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             properties.put(ConsumerConfig.GROUP_ID_CONFIG, group);
             properties.put(ConsumerConfig.CLIENT_ID_CONFIG, group + "-" + i);

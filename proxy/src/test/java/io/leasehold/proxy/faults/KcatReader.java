@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -20,12 +21,22 @@ final class KcatReader implements AutoCloseable {
     private final Path stderr;
 
     KcatReader(String bootstrap, String topic, int fetchMaxWaitMs, Path logDir) throws IOException {
+        this(bootstrap, topic, fetchMaxWaitMs, logDir, "consumer-" + fetchMaxWaitMs, List.of());
+    }
+
+    /**
+     * Like {@link #KcatReader(String, String, int, Path)}, with further librdkafka {@code settings}
+     * ("name=value"); its stderr goes to {@code kcat-{label}.log}.
+     */
+    KcatReader(String bootstrap, String topic, int fetchMaxWaitMs, Path logDir, String label, List<String> settings)
+            throws IOException {
         Files.createDirectories(logDir);
-        stderr = logDir.resolve("kcat-consumer-" + fetchMaxWaitMs + ".log");
+        stderr = logDir.resolve("kcat-" + label + ".log");
         // -m: kcat gives up for good if its first metadata query takes longer (5 s by default).
-        process = new ProcessBuilder(List.of("kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-u",
-                "-m", "30", "-f", "%p|%s\\n", "-X", "fetch.wait.max.ms=" + fetchMaxWaitMs))
-                .redirectError(stderr.toFile()).start();
+        List<String> command = new ArrayList<>(List.of("kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning",
+                "-u", "-m", "30", "-f", "%p|%s\\n", "-X", "fetch.wait.max.ms=" + fetchMaxWaitMs));
+        settings.forEach(setting -> command.addAll(List.of("-X", setting)));
+        process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         process.getOutputStream().close();
         reader = new Thread(this::readLines, "kcat-consumer");
         reader.setDaemon(true);

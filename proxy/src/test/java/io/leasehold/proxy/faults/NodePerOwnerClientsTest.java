@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -126,7 +125,7 @@ class NodePerOwnerClientsTest {
         KafkajsConsumer kafkajs = null;
         try {
             await().atMost(PROGRESS).until(() -> javaWriter.acked().size() >= 50 && kafkajsWriter.acked().size() >= 20);
-            Map<Integer, Integer> owners = awaitEveryPartitionOwned(topic);
+            Map<Integer, Integer> owners = ClusterReads.awaitEveryPartitionOwned(cluster, topic, PARTITIONS, PROGRESS);
             // Unowned partitions are claimed on the fallback broker, which spreads them over all three; a broker
             // that is too slow under load to answer its first produce loses its partitions to the next broker.
             assertThat(new HashSet<>(owners.values())).as("owners of the partitions").hasSizeGreaterThanOrEqualTo(2);
@@ -141,7 +140,7 @@ class NodePerOwnerClientsTest {
             ReadLog kafkajsReads = new ReadLog("kafkajs consumer");
             List<ReadLog> readers = List.of(javaReader.log(), kcatReader.log(), kafkajsReads);
             KafkajsConsumer js = kafkajs;
-            awaitRead(readers, js, javaWriter.acked());
+            ClusterReads.awaitRead(readers, js, javaWriter.acked(), PROGRESS);
 
             for (ProxyProcess proxy : List.of(proxyA, proxyB)) {
                 assertThat(nodeConnections(proxy).keySet()).as("node ports " + proxy + " took connections on")
@@ -153,7 +152,7 @@ class NodePerOwnerClientsTest {
             await().atMost(PROGRESS).untilAsserted(() -> assertThat(nodeIds(proxyA)).as("nodes through proxy A")
                     .doesNotContain(killed).isNotEmpty());
             Set<String> beforePause = new HashSet<>(javaWriter.acked());
-            awaitRead(readers, js, beforePause);
+            ClusterReads.awaitRead(readers, js, beforePause, PROGRESS);
 
             int paused = owners.values().stream().filter(id -> id != killed).findFirst().orElseThrow();
             BrokerProcess pausedBroker = cluster.broker(paused);
@@ -174,7 +173,7 @@ class NodePerOwnerClientsTest {
             if (kcatWriter.exitCode() == 0 && kcatWriter.deliveryFailures().isEmpty()) {
                 acked.addAll(kcatWriter.sent());
             }
-            awaitRead(readers, js, acked);
+            ClusterReads.awaitRead(readers, js, acked, PROGRESS);
 
             assertThat(javaWriter.failures()).as("records the Java producer failed").isEmpty();
             assertThat(kcatWriter.deliveryFailures()).as("records kcat failed, see " + kcatWriter.log()).isEmpty();
@@ -207,32 +206,6 @@ class NodePerOwnerClientsTest {
                 kafkajs.close();
             }
         }
-    }
-
-    private Map<Integer, Integer> awaitEveryPartitionOwned(String topic) {
-        return await().atMost(PROGRESS).until(() -> {
-            Map<Integer, Integer> owners = new TreeMap<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                OptionalInt owner = cluster.partitionOwner(topic, p);
-                if (owner.isPresent()) {
-                    owners.put(p, owner.getAsInt());
-                }
-            }
-            return owners;
-        }, owners -> owners.size() == PARTITIONS);
-    }
-
-    /** Waits until every reader read every record of {@code wanted}. */
-    private static void awaitRead(List<ReadLog> readers, KafkajsConsumer kafkajs, Set<String> wanted) {
-        ReadLog kafkajsReads = readers.get(readers.size() - 1);
-        await().atMost(PROGRESS).pollInterval(Duration.ofMillis(200)).until(() -> {
-            List<KafkajsConsumer.Received> received = kafkajs.received();
-            for (int i = kafkajsReads.count(); i < received.size(); i++) {
-                KafkajsConsumer.Received r = received.get(i);
-                kafkajsReads.read(r.value(), r.partition(), r.receivedAtMillis());
-            }
-            return readers.stream().allMatch(reader -> reader.missing(wanted).isEmpty());
-        });
     }
 
     /** The node ids a real admin client sees in the cluster through {@code proxy}. */

@@ -146,12 +146,13 @@ class FetchFailoverTest {
             BrokerAddress other = broker(2, serving("from-2"));
             RoutingSnapshot snapshot = eachOwnsOne(owner, other);
 
-            FetchResponseData response = fetch(snapshot, 100, 0, 1);
+            // Only the paused owner's partition: a merged read would answer the other's data without it.
+            FetchResponseData response = fetch(snapshot, 100, 0);
 
             assertThat(response.responses().get(0).partitions())
                     .extracting(FetchResponseData.PartitionData::errorCode).containsOnly(Errors.NONE.code());
             assertThat(response.responses().get(0).partitions()).extracting(FetchFailoverTest::values)
-                    .containsExactly(List.of("from-2-0"), List.of("from-2-1"));
+                    .containsExactly(List.of("from-2-0"));
         }
     }
 

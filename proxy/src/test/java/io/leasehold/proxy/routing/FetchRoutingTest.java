@@ -95,7 +95,8 @@ class FetchRoutingTest {
                 ids -> CompletableFuture.completedFuture(Map.of(TOPIC_ID, "events")),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
                 Duration.ofSeconds(5), VersionBridge::none);
-        FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(100).setSessionId(0).setSessionEpoch(0)
+        // min_bytes above what both send: the merged answer waits for both owners (they answer at once).
+        FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(5000).setMinBytes(1 << 20).setSessionId(0).setSessionEpoch(0)
                 .setTopics(List.of(new FetchRequestData.FetchTopic().setTopicId(TOPIC_ID).setPartitions(List.of(
                         new FetchRequestData.FetchPartition().setPartition(0),
                         new FetchRequestData.FetchPartition().setPartition(1)))));

@@ -32,9 +32,14 @@ final class ScriptedBackends implements AutoCloseable {
 
     /** A broker with id {@code id} answering with {@code script}. */
     BrokerAddress broker(int id, Function<ApiMessage, ApiMessage> script) throws InterruptedException {
+        return new BrokerAddress(id, "127.0.0.1", scripted(script).port(), null);
+    }
+
+    /** A broker answering with {@code script}, for tests that count what it was asked. */
+    ScriptedBroker scripted(Function<ApiMessage, ApiMessage> script) throws InterruptedException {
         ScriptedBroker server = new ScriptedBroker(group, script);
         servers.add(server);
-        return new BrokerAddress(id, "127.0.0.1", server.port(), null);
+        return server;
     }
 
     BackendSession session() {

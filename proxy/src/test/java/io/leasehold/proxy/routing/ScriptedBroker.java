@@ -19,16 +19,20 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * An in-test stand-in for a broker, for unit tests of one proxy class: answers each request with
- * what {@code script} returns for its body (or hangs up when it returns null), and counts
- * requests per API.
+ * what {@code script} returns for its body (hangs up when it returns null, stays silent when it
+ * returns {@link #SILENCE}), and counts requests per API.
  */
 @ChannelHandler.Sharable
 final class ScriptedBroker extends ChannelInboundHandlerAdapter implements AutoCloseable {
+    /** What a script returns to leave a request unanswered, like a broker that is long-polling or paused. */
+    static final ApiMessage SILENCE = new ApiVersionsResponseData();
+
     private final Function<ApiMessage, ApiMessage> script;
     private final Map<ApiKeys, AtomicInteger> counts = new ConcurrentHashMap<>();
     private final Channel channel;
@@ -62,6 +66,9 @@ final class ScriptedBroker extends ChannelInboundHandlerAdapter implements AutoC
             ApiMessage answer = script.apply(frame.decodeBody());
             if (answer == null) {
                 ctx.close();
+                return;
+            }
+            if (answer == SILENCE) {
                 return;
             }
             ctx.writeAndFlush(KafkaMessages.encodeResponse(ctx.alloc(), frame.apiKey(), frame.version(),

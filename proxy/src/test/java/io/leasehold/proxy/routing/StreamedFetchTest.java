@@ -10,7 +10,6 @@ import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
-import io.leasehold.routing.watch.RoutingTable;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -20,12 +19,10 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -66,46 +63,6 @@ class StreamedFetchTest {
                 .setTopicId(TOPIC_ID).setPartitions(partitions)));
     }
 
-    /** Serves one snapshot and records which routes were dropped. */
-    private static final class RecordingRoutes implements RoutingTable {
-        final List<String> dropped = Collections.synchronizedList(new ArrayList<>());
-        private final RoutingSnapshot snapshot;
-
-        RecordingRoutes(RoutingSnapshot snapshot) {
-            this.snapshot = snapshot;
-        }
-
-        @Override
-        public RoutingSnapshot snapshot() {
-            return snapshot;
-        }
-
-        @Override
-        public boolean isLoaded() {
-            return true;
-        }
-
-        @Override
-        public Duration staleness() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public boolean invalidatePartition(String topic, int partition, Ownership rejected) {
-            dropped.add(topic + "-" + partition + "@" + rejected.brokerId() + "/" + rejected.epoch());
-            return true;
-        }
-
-        @Override
-        public boolean invalidateGroup(String group, Ownership rejected) {
-            return false;
-        }
-
-        @Override
-        public void addListener(Consumer<RoutingSnapshot> listener) {
-        }
-    }
-
     @BeforeEach
     void start() throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
@@ -123,9 +80,12 @@ class StreamedFetchTest {
     @Test
     void aRejectionInAStreamedSingleOwnerFetchDropsTheRouteAndNoBackendBrokerIdReachesTheClient() throws Exception {
         BrokerAddress broker = new BrokerAddress(OWNER_ID, "127.0.0.1", owner.port(), null);
-        RecordingRoutes routes = new RecordingRoutes(RoutingSnapshot.builder().broker(broker)
+        RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(broker)
                 .partition("events", 0, new Ownership(OWNER_ID, 3)).partition("events", 1, new Ownership(OWNER_ID, 4))
-                .build());
+                .build();
+        SwitchingRoutes routes = new SwitchingRoutes();
+        routes.current.set(snapshot);
+        routes.afterInvalidation = snapshot;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         PartitionRouting routing = new PartitionRouting(new OwnerRouter(routes, List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of(TOPIC_ID, "events")),
@@ -145,7 +105,7 @@ class StreamedFetchTest {
         assertThat(answer).as("a single owner's answer is streamed").isInstanceOf(ResponseStream.class);
         FetchResponseData response = readWhole((ResponseStream) answer);
 
-        assertThat(routes.dropped).containsExactly("events-0@1/3");
+        assertThat(routes.invalidations).containsExactly("events-0@" + new Ownership(OWNER_ID, 3));
         assertThat(response.responses().get(0).partitions()).hasSize(2).allSatisfy(p -> {
             assertThat(p.preferredReadReplica()).isEqualTo(-1);
             assertThat(p.currentLeader().leaderId()).isEqualTo(-1);
