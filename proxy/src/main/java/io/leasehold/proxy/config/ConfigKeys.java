@@ -26,6 +26,7 @@ final class ConfigKeys {
         sections.put("listener", List.of("host", "port", "advertisedHost", "advertisedPort",
                 "tlsCertFile", "tlsKeyFile", "tlsCaFile", "tlsClientAuth"));
         sections.put("listener.sasl", List.of("mechanisms", "usersFile", "connectionsMaxReauth"));
+        sections.put("listener.tlsPrincipal", List.of("from", "mappingRules"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",

@@ -51,9 +51,12 @@ final class SaslAuthenticator {
         return mechanism;
     }
 
-    /** Whether the session of an authenticated client has passed its lifetime without re-authentication. */
+    /**
+     * Whether the session of an authenticated client has passed its lifetime without (or in the
+     * middle of) re-authentication.
+     */
     boolean expired() {
-        return state == State.AUTHENTICATED && settings.maxReauth() != null
+        return (state == State.AUTHENTICATED || reauthenticating) && settings.maxReauth() != null
                 && System.nanoTime() - sessionExpiresAtNanos > 0;
     }
 
