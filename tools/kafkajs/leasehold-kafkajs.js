@@ -13,7 +13,8 @@
 // Both modes also take [--sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U] (the password
 // from the environment variable LEASEHOLD_KAFKAJS_SASL_PASSWORD, so it is not on the command line), or
 // [--sasl-mechanism oauthbearer] (the bearer token, a JWT, from LEASEHOLD_KAFKAJS_OAUTH_TOKEN) and
-// [--ssl-ca FILE] (TLS to the brokers, trusting that PEM CA).
+// [--ssl-ca FILE] (TLS to the brokers, trusting that PEM CA) with [--ssl-cert FILE --ssl-key FILE] (a client
+// certificate and its key, PEM, for a listener that requires one).
 // Errors kafkajs gives up on are printed as {"event":"error","error":"..."}; the exit code is 0 only when
 // the run ended as asked (every produce line acked, or the consumer stopped on request without a crash).
 'use strict';
@@ -93,7 +94,16 @@ function sasl(options) {
 
 function ssl(options) {
   const ca = options['ssl-ca'];
-  return ca === undefined ? undefined : { ca: [require('fs').readFileSync(ca, 'utf8')] };
+  if (ca === undefined) {
+    return undefined;
+  }
+  const fs = require('fs');
+  const settings = { ca: [fs.readFileSync(ca, 'utf8')] };
+  if (options['ssl-cert'] !== undefined) {
+    settings.cert = fs.readFileSync(options['ssl-cert'], 'utf8');
+    settings.key = fs.readFileSync(required(options, 'ssl-key'), 'utf8');
+  }
+  return settings;
 }
 
 function client(options) {

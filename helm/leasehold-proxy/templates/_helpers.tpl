@@ -121,6 +121,11 @@ app.kubernetes.io/part-of: leasehold
 {{- if ne .clientAuth "none" }}
 {{- $_ := set $listener "tlsCaFile" (printf "%s/ca.crt" (include "leasehold-proxy.listenerTlsDir" $)) }}
 {{- $_ := set $listener "tlsClientAuth" .clientAuth }}
+{{- $principal := dict "from" .principalFrom }}
+{{- if .principalMappingRules }}
+{{- $_ := set $principal "mappingRules" .principalMappingRules }}
+{{- end }}
+{{- $_ := set $listener "tlsPrincipal" $principal }}
 {{- end }}
 {{- end }}
 {{- end }}

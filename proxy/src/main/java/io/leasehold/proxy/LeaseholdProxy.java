@@ -19,6 +19,7 @@ import io.leasehold.proxy.files.MountedFileWatcher;
 import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.routing.BackendReachability;
 import io.leasehold.proxy.routing.ClusterPresentation;
 import io.leasehold.proxy.routing.NodeAddresses;
@@ -41,6 +42,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.leasehold.proxy.tls.CertificateExpiryMetrics;
+import io.leasehold.proxy.tls.ClientCertificatePrincipals;
 import io.leasehold.proxy.tls.ProxyTls;
 import io.leasehold.proxy.tls.ReloadingTls;
 import java.util.Objects;
@@ -161,11 +163,15 @@ public final class LeaseholdProxy implements AutoCloseable {
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
-        RequestHandler handler = config.saslRequired()
-                ? new SaslGate(requests, new SaslSettings(config.sasl().mechanisms(), users,
-                        oauthBearer(config.sasl().oauthbearer(), tokenKeys), config.sasl().connectionsMaxReauth()),
-                        new AuthenticationMetrics(registry))
-                : requests;
+        SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
+                config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
+                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));
+        RequestHandler handler = sasl != null ? sasl : requests;
+        ProxyConfig.Listener listener = config.listener();
+        FrontendServer.ClientSecurity clientSecurity = new FrontendServer.ClientSecurity(
+                listener.tlsClientAuth() == ProxyConfig.ClientAuth.NONE ? null
+                        : new ClientCertificatePrincipals(listener.tlsPrincipal()),
+                sasl != null ? sasl.frameCap() : FrameCap.NONE);
         this.reachability = new BackendReachability(control, router, alloc);
         ProxyConfig.Limits limits = config.limits();
         MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
@@ -179,7 +185,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
                 limits.frameCompletionTimeout(), limits.acceptsPerSecond(), limits.tlsHandshakesPerSecond(),
                 limits.maxPartitionsPerRequest(), limits.maxTopicsPerMetadataRequest(),
-                limits.requestsPerSecondPerConnection()), listenerTls(tls), budget);
+                limits.requestsPerSecondPerConnection()), listenerTls(tls), budget, clientSecurity);
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,

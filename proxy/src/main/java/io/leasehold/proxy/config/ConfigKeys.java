@@ -28,6 +28,7 @@ final class ConfigKeys {
         sections.put("listener.sasl", List.of("mechanisms", "usersFile", "connectionsMaxReauth"));
         sections.put("listener.sasl.oauthbearer", List.of("jwksFile", "jwksUrl", "jwksCaFile", "jwksRefreshInterval",
                 "jwksFetchTimeout", "issuer", "audience", "principalClaim", "clockSkew"));
+        sections.put("listener.tlsPrincipal", List.of("from", "mappingRules"));
         sections.put("etcd", List.of("endpoints", "prefix", "connectTimeout",
                 "usernameFile", "passwordFile", "tlsCaFile", "tlsCertFile", "tlsKeyFile"));
         sections.put("backends", List.of("bootstrap", "connectTimeout", "requestTimeout", "controlRequestTimeout",

@@ -19,6 +19,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 
 /**
  * Turns the proxy's YAML config file plus {@code LEASEHOLD_*} environment overrides into a
@@ -301,11 +302,33 @@ public final class ConfigLoader {
             in.problem(caKey, "is only used to verify client certificates: set listener.tlsClientAuth to requested "
                     + "or required");
         }
+        ProxyConfig.CertificatePrincipals principals = certificatePrincipals(in, verifiesClients);
         if (certFile == null || keyFile == null) {
             return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort);
         }
         return new ProxyConfig.Listener(host, port, advertisedHost, advertisedPort, certFile, keyFile, caFile,
-                clientAuth == null ? ProxyConfig.ClientAuth.NONE : clientAuth);
+                clientAuth == null ? ProxyConfig.ClientAuth.NONE : clientAuth, principals);
+    }
+
+    /** How client certificates name principals; only meaningful where the listener verifies them. */
+    private static ProxyConfig.CertificatePrincipals certificatePrincipals(ConfigReader in, boolean verifiesClients) {
+        ConfigKey fromKey = key("listener.tlsPrincipal", "from");
+        ConfigKey rulesKey = key("listener.tlsPrincipal", "mappingRules");
+        ProxyConfig.PrincipalSource from = in.optionalChoice(fromKey, ProxyConfig.PrincipalSource.values());
+        SslPrincipalMapper rules = in.optionalPrincipalMappingRules(rulesKey);
+        String onlyVerified = "names principals from client certificates: set listener.tlsClientAuth to required "
+                + "(or requested) and listener.tlsCaFile too";
+        if (!verifiesClients && from != null) {
+            in.problem(fromKey, onlyVerified);
+        }
+        if (!verifiesClients && rules != null) {
+            in.problem(rulesKey, onlyVerified);
+        }
+        if (from == null && rules == null) {
+            return ProxyConfig.CertificatePrincipals.DEFAULT;
+        }
+        return new ProxyConfig.CertificatePrincipals(from == null ? ProxyConfig.PrincipalSource.SUBJECT : from,
+                rules == null ? ProxyConfig.CertificatePrincipals.DEFAULT.mappingRules() : rules);
     }
 
     /** SASL on the Kafka listener, {@code null} unless {@code listener.sasl.mechanisms} is set. */

@@ -17,6 +17,8 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 
 /**
  * Reads typed values out of a parsed config tree, letting {@code LEASEHOLD_*} environment
@@ -168,6 +170,25 @@ final class ConfigReader {
                 throw new Unfit(expected);
             }
             return text;
+        }, true);
+    }
+
+    /**
+     * Rules in the syntax of Kafka's {@code ssl.principal.mapping.rules} ({@code RULE:pattern/replacement/[LU]}
+     * and {@code DEFAULT}, separated by commas or new lines), checked by kafka-clients' own parser;
+     * {@code null} when not set.
+     */
+    SslPrincipalMapper optionalPrincipalMappingRules(ConfigKey key) {
+        String expected = "mapping rules like RULE:^CN=([^,]+),.*$/$1/L,DEFAULT (Kafka's ssl.principal.mapping.rules)";
+        return scalar(key, null, expected, false, text -> {
+            try {
+                return SslPrincipalMapper.fromRules(text);
+            } catch (PatternSyntaxException e) {
+                throw new Unfit(expected + "; not a regular expression: " + e.getDescription() + " near index "
+                        + e.getIndex() + " of " + e.getPattern());
+            } catch (IllegalArgumentException e) {
+                throw new Unfit(expected + "; " + e.getMessage());
+            }
         }, true);
     }
 

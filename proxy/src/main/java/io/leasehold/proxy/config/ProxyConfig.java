@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 
 /**
  * The proxy's validated configuration, as read by {@link ConfigLoader}. Every value here has
@@ -120,17 +121,49 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * {@link ServerSslContextFactory} turns them into a TLS context.
      */
     public record Listener(String host, int port, String advertisedHost, int advertisedPort,
-                           Path tlsCertFile, Path tlsKeyFile, Path tlsCaFile, ClientAuth tlsClientAuth) {
+                           Path tlsCertFile, Path tlsKeyFile, Path tlsCaFile, ClientAuth tlsClientAuth,
+                           CertificatePrincipals tlsPrincipal) {
 
         /** A plaintext listener. */
         public Listener(String host, int port, String advertisedHost, int advertisedPort) {
             this(host, port, advertisedHost, advertisedPort, null, null, null, ClientAuth.NONE);
         }
 
+        /** A listener whose verified client certificates name their principal by Kafka's default rule. */
+        public Listener(String host, int port, String advertisedHost, int advertisedPort,
+                        Path tlsCertFile, Path tlsKeyFile, Path tlsCaFile, ClientAuth tlsClientAuth) {
+            this(host, port, advertisedHost, advertisedPort, tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth,
+                    CertificatePrincipals.DEFAULT);
+        }
+
         /** Whether clients must connect with TLS. */
         public boolean tls() {
             return tlsCertFile != null;
         }
+    }
+
+    /**
+     * How a verified client certificate names the connection's principal
+     * ({@code listener.tlsPrincipal.from}, {@code listener.tlsPrincipal.mappingRules}): the subject's
+     * distinguished name or the first subject alternative name of one type, turned into the
+     * {@code User:} name by rules in the syntax of Kafka's {@code ssl.principal.mapping.rules}.
+     */
+    public record CertificatePrincipals(PrincipalSource from, SslPrincipalMapper mappingRules) {
+        /** Kafka's default: the subject's whole distinguished name (RFC 2253 form) is the name. */
+        public static final CertificatePrincipals DEFAULT =
+                new CertificatePrincipals(PrincipalSource.SUBJECT, SslPrincipalMapper.fromRules("DEFAULT"));
+    }
+
+    /** Which part of a client certificate the principal mapping rules are applied to. */
+    public enum PrincipalSource {
+        /** The subject's distinguished name, as Kafka uses it. */
+        SUBJECT,
+        /** The first DNS name among the subject alternative names. */
+        DNS_SAN,
+        /** The first URI among the subject alternative names (e.g. a SPIFFE ID). */
+        URI_SAN,
+        /** The first e-mail address among the subject alternative names. */
+        EMAIL_SAN
     }
 
     /** Whether clients of a TLS listener must present a certificate signed by {@code listener.tlsCaFile}. */

@@ -7,6 +7,7 @@ import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.ResponseStream;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
+import io.leasehold.proxy.protocol.FrameCapExceededException;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestBounds;
@@ -401,7 +402,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof TooLongFrameException) {
+        if (cause instanceof FrameCapExceededException capped) {
+            reject(ctx, capped.reason(), "frame rejected: " + capped.getMessage());
+        } else if (cause instanceof TooLongFrameException) {
             reject(ctx, "oversized", "frame rejected: " + cause.getMessage());
         } else if (cause instanceof CorruptedFrameException) {
             reject(ctx, "malformed", "frame rejected: " + cause.getMessage());

@@ -13,7 +13,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
+import io.leasehold.proxy.tls.ClientCertificatePrincipals;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
@@ -116,6 +118,7 @@ public final class FrontendServer implements AutoCloseable {
     private final ActiveRequests active = new ActiveRequests();
     private final List<Channel> serverChannels = new ArrayList<>();
     private final MemoryBudget budget;
+    private final ClientSecurity security;
     private final TokenBucket accepts;
     private final TokenBucket handshakes;
 
@@ -150,16 +153,38 @@ public final class FrontendServer implements AutoCloseable {
                 tls == null ? null : () -> tls, budget);
     }
 
+    /** A listener that names no principal from certificates and caps frames only by {@code limits}. */
+    public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
+                          EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
+                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls, MemoryBudget budget) {
+        this(host, port, nodePorts, bossGroup, workerGroup, router, connector, metrics, limits, tls, budget,
+                new ClientSecurity(null, FrameCap.NONE));
+    }
+
+    /**
+     * How the listener names and limits clients beyond TLS itself.
+     *
+     * @param certificatePrincipals names the principal of a client that presented a verified
+     *                              certificate; {@code null} where the listener verifies none
+     * @param frameCap              a lower frame limit for a while, checked on each length prefix
+     *                              (before SASL authentication)
+     */
+    public record ClientSecurity(ClientCertificatePrincipals certificatePrincipals, FrameCap frameCap) {
+    }
+
     /**
      * @param nodePorts further ports served exactly like {@code port}, all on {@code host}
      * @param tls       the server TLS context for the next client connection, asked once per connection
      *                  (it changes when the certificate files are reloaded; open connections keep theirs);
      *                  {@code null} for a plaintext listener
      * @param budget    the proxy-wide memory budget; while it is exhausted no client connection reads
+     * @param security  client certificate principals and the pre-authentication frame cap
      */
     public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
                           EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
-                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls, MemoryBudget budget) {
+                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls, MemoryBudget budget,
+                          ClientSecurity security) {
+        this.security = security;
         this.host = host;
         this.port = port;
         this.nodePorts = List.copyOf(nodePorts);
@@ -220,10 +245,14 @@ public final class FrontendServer implements AutoCloseable {
                             SslHandler ssl = tls.get().newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics, warnings));
+                            if (security.certificatePrincipals() != null) {
+                                ch.pipeline().addLast(new CertificatePrincipalHandler(
+                                        security.certificatePrincipals(), metrics, warnings));
+                            }
                         }
                         // Below the prepender: streamed responses carry the broker's own length prefix.
                         ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();
-                        KafkaFrameDecoder frames = new KafkaFrameDecoder(limits.maxFrameBytes());
+                        KafkaFrameDecoder frames = new KafkaFrameDecoder(limits.maxFrameBytes(), security.frameCap());
                         ch.pipeline().addLast(
                                 streamWriter,
                                 frames,

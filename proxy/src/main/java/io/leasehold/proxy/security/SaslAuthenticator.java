@@ -60,9 +60,12 @@ final class SaslAuthenticator {
         return mechanism;
     }
 
-    /** Whether the session of an authenticated client has passed its lifetime without re-authentication. */
+    /**
+     * Whether the session of an authenticated client has passed its lifetime without (or in the
+     * middle of) re-authentication.
+     */
     boolean expired() {
-        return state == State.AUTHENTICATED && sessionLifetime != null
+        return (state == State.AUTHENTICATED || reauthenticating) && sessionLifetime != null
                 && System.nanoTime() - sessionExpiresAtNanos > 0;
     }
 

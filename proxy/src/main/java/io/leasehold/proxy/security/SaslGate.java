@@ -2,6 +2,7 @@ package io.leasehold.proxy.security;
 
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -114,6 +115,17 @@ public final class SaslGate implements RequestHandler {
         } finally {
             request.release();
         }
+    }
+
+    /** The cap on frames before authentication, for the listener's frame decoder. */
+    public FrameCap frameCap() {
+        return new UnauthenticatedFrameCap();
+    }
+
+    /** Whether {@code channel} has authenticated and is not in the middle of re-authenticating. */
+    static boolean authenticated(Channel channel) {
+        SaslAuthenticator authenticator = channel.attr(AUTHENTICATOR).get();
+        return authenticator != null && authenticator.state() == SaslAuthenticator.State.AUTHENTICATED;
     }
 
     private SaslAuthenticator authenticatorOf(Channel channel) {

@@ -131,7 +131,7 @@ class ConfigLoaderTest {
 
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
-                        + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl)",
+                        + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl, tlsPrincipal)",
                 "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
@@ -356,6 +356,42 @@ class ConfigLoaderTest {
                 Map.of("LEASEHOLD_LISTENER_TLS_CLIENT_AUTH", "Required")).parse(MINIMAL, "config.yaml"));
         assertThat(error.problems()).containsExactly("config.yaml: listener.tlsClientAuth (from environment variable "
                 + "LEASEHOLD_LISTENER_TLS_CLIENT_AUTH): expected one of none, requested, required, got \"Required\"");
+    }
+
+    @Test
+    void certificatePrincipalRulesAndSourceAreReadWithKafkasRuleParser() throws Exception {
+        String mutualTls = "listener: { tlsCertFile: /tls.crt, tlsKeyFile: /tls.key, tlsCaFile: /ca.crt, "
+                + "tlsClientAuth: required,";
+        ProxyConfig.CertificatePrincipals principals = loader.parse(MINIMAL.replace("listener: {", mutualTls
+                + " tlsPrincipal: {from: dns-san, mappingRules: \"RULE:^([^.]+)\\\\..*$/$1/U,DEFAULT\"},"),
+                "config.yaml").listener().tlsPrincipal();
+
+        assertThat(principals.from()).isEqualTo(ProxyConfig.PrincipalSource.DNS_SAN);
+        assertThat(principals.mappingRules().getName("writer.clients.example")).isEqualTo("WRITER");
+        assertThat(loader.parse(MINIMAL.replace("listener: {", mutualTls), "config.yaml").listener().tlsPrincipal())
+                .as("Kafka's default: the subject's distinguished name")
+                .isEqualTo(ProxyConfig.CertificatePrincipals.DEFAULT);
+    }
+
+    @Test
+    void certificatePrincipalRuleThatDoesNotParseIsRefusedWithKeyAndReason() {
+        String mutualTls = "listener: { tlsCertFile: /tls.crt, tlsKeyFile: /tls.key, tlsCaFile: /ca.crt, "
+                + "tlsClientAuth: required,";
+        assertThat(parseFailure(MINIMAL.replace("listener: {", mutualTls
+                + " tlsPrincipal: {mappingRules: \"RULE:^CN=(.*)$/$1/X\"},")).problems()).singleElement().asString()
+                .startsWith("config.yaml: listener.tlsPrincipal.mappingRules: expected mapping rules like ")
+                .endsWith("; Invalid rule: `RULE:^CN=(.*)$/$1/X`, unmatched substring: `X`, got \"RULE:^CN=(.*)$/$1/X\"");
+        assertThat(parseFailure(MINIMAL.replace("listener: {", mutualTls
+                + " tlsPrincipal: {mappingRules: \"RULE:^CN=(.*$/$1/\"},")).problems()).singleElement().asString()
+                .contains("; not a regular expression: Unclosed group near index 8 of ^CN=(.*$");
+        assertThat(parseFailure(MINIMAL.replace("listener: {", mutualTls + " tlsPrincipal: {from: issuer},"))
+                .problems()).containsExactly("config.yaml: listener.tlsPrincipal.from: expected one of subject, dns-san, uri-san, "
+                        + "email-san, got \"issuer\"");
+        assertThat(parseFailure(MINIMAL.replace("listener: {",
+                "listener: { tlsCertFile: /tls.crt, tlsKeyFile: /tls.key, tlsPrincipal: {mappingRules: DEFAULT},"))
+                .problems()).as("rules where no client certificate is verified would name nobody")
+                .containsExactly("config.yaml: listener.tlsPrincipal.mappingRules: names principals from client "
+                        + "certificates: set listener.tlsClientAuth to required (or requested) and listener.tlsCaFile too");
     }
 
     @Test

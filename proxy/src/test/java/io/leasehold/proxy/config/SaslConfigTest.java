@@ -86,6 +86,6 @@ class SaslConfigTest {
     void theListenerStillNamesSaslAmongItsKnownKeys() {
         assertThatThrownBy(() -> loader.parse(withListener("  sasll: {}\n"), "config.yaml"))
                 .hasMessageContaining("listener.sasll: unknown key (known keys in listener: host, port, "
-                        + "advertisedHost, advertisedPort, tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl)");
+                        + "advertisedHost, advertisedPort, tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl, tlsPrincipal)");
     }
 }

@@ -316,6 +316,14 @@ class HelmChartTest {
                 "--set", "listenerTls.clientAuth=requested")).proxyConfig().listener();
         assertThat(sameSecret.tlsClientAuth()).isEqualTo(ProxyConfig.ClientAuth.REQUESTED);
         assertThat(sameSecret.tlsCaFile()).isEqualTo(dir.resolve("ca.crt"));
+        assertThat(sameSecret.tlsPrincipal()).as("Kafka's DEFAULT rule unless set")
+                .isEqualTo(ProxyConfig.CertificatePrincipals.DEFAULT);
+        ProxyConfig.CertificatePrincipals mapped = rendered(tools.template("--set", "listenerTls.existingSecret=t",
+                "--set", "listenerTls.clientAuth=required", "--set", "listenerTls.principalFrom=dns-san",
+                "--set", "listenerTls.principalMappingRules=RULE:^([^.]+)[.].*$/$1/U")).proxyConfig().listener()
+                .tlsPrincipal();
+        assertThat(mapped.from()).isEqualTo(ProxyConfig.PrincipalSource.DNS_SAN);
+        assertThat(mapped.mappingRules().getName("writer.clients.example")).isEqualTo("WRITER");
     }
 
     @Test
@@ -464,6 +472,7 @@ class HelmChartTest {
             "listenerTls.clientAuth=required                   | at '/listenerTls/existingSecret': minLength: got 0, want 1",
             "listenerTls.clientAuth=always                     | /listenerTls/clientAuth",
             "listenerTls.existingSecret=t,listenerTls.clientCaSecret=ca | at '/listenerTls/clientAuth': value must be one of",
+            "listenerTls.existingSecret=t,listenerTls.principalFrom=uri-san | at '/listenerTls/clientAuth': value must be one of",
             "listenerSasl.mechanisms[0]=PLAIN                  | at '/listenerSasl/usersSecret': minLength: got 0, want 1",
             "listenerSasl.mechanisms[0]=GSSAPI,listenerSasl.usersSecret=u | /listenerSasl/mechanisms/0",
             "listenerSasl.usersSecret=users                    | at '/listenerSasl/mechanisms': minItems",

@@ -6,6 +6,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -98,10 +99,11 @@ class SaslGateTest {
         registry = new SimpleMeterRegistry();
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
                 UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry));
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, gate,
+        server = new FrontendServer("127.0.0.1", 0, List.of(), boss, workers, gate,
                 new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(10)));
+                Duration.ofSeconds(10)), null, new MemoryBudget(Long.MAX_VALUE),
+                new FrontendServer.ClientSecurity(null, gate.frameCap()));
         port = server.start().getPort();
     }
 
@@ -150,6 +152,15 @@ class SaslGateTest {
             return true;
         } catch (SocketException reset) {
             return true;
+        }
+    }
+
+    /** Writes {@code bytes}; the server may close the connection (refusing them) before they are all sent. */
+    private static void writeUnlessClosed(Socket socket, byte[] bytes) throws IOException {
+        try {
+            socket.getOutputStream().write(bytes);
+        } catch (SocketException closed) {
+            // Refused from the length prefix: the rest had nowhere to go.
         }
     }
 
@@ -328,18 +339,36 @@ class SaslGateTest {
                 .isEqualTo(1);
     }
 
+    /** The listener checks the cap on the length prefix, so the gate never sees such a frame. */
     @Test
     void oversizedTokensBeforeAuthenticationCloseTheConnection() throws IOException {
         try (Socket socket = connect()) {
             socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
                     new SaslHandshakeRequestData().setMechanism("PLAIN")));
             read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1);
-            socket.getOutputStream().write(frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 2,
+            writeUnlessClosed(socket, frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 2,
                     new SaslAuthenticateRequestData().setAuthBytes(new byte[SaslGate.MAX_UNAUTHENTICATED_BYTES + 1])));
             assertThat(closedByServer(socket)).isTrue();
         }
-        assertThat(registry.find("leasehold.frames.rejected").tag("reason", "oversized").counter().count())
-                .isEqualTo(1);
+        assertThat(registry.find("leasehold.frames.rejected").tag("reason", "oversized_unauthenticated").counter()
+                .count()).isEqualTo(1);
+    }
+
+    @Test
+    void oversizedReauthenticationTokenClosesTheConnection() throws Exception {
+        stop();
+        startServer(Duration.ofMinutes(10));
+        try (Socket socket = connect()) {
+            plainLogin(socket, "alice");
+            socket.getOutputStream().write(frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 1,
+                    new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            read(socket, ApiKeys.SASL_HANDSHAKE, (short) 1);
+            writeUnlessClosed(socket, frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 2,
+                    new SaslAuthenticateRequestData().setAuthBytes(new byte[SaslGate.MAX_UNAUTHENTICATED_BYTES + 1])));
+            assertThat(closedByServer(socket)).isTrue();
+        }
+        assertThat(registry.find("leasehold.frames.rejected").tag("reason", "oversized_unauthenticated").counter()
+                .count()).isEqualTo(1);
     }
 
     /**
@@ -389,6 +418,91 @@ class SaslGateTest {
                 .allMatch(api -> api == ApiKeys.API_VERSIONS);
         assertThat(authentications("success", "none")).as("seed %d: nobody authenticated", seed).isZero();
         routed.clear();
+        principals.clear();
+        plainOverSaslAuthenticateLetsTheConnectionThroughAsItsUser();
+    }
+
+    /**
+     * Frames for fuzzing an authenticated connection: handshakes for both mechanisms and both
+     * versions, authentications as the same user (right and wrong password) and as another user
+     * (right password), bare tokens, an oversized token, Metadata and ApiVersions.
+     */
+    private static List<byte[]> reauthenticationPieces(boolean withAlicesPassword) {
+        List<byte[]> pieces = new ArrayList<>(List.of(
+                frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 30, new SaslHandshakeRequestData().setMechanism("PLAIN")),
+                frame(ApiKeys.SASL_HANDSHAKE, (short) 0, 31, new SaslHandshakeRequestData().setMechanism("PLAIN")),
+                frame(ApiKeys.SASL_HANDSHAKE, (short) 1, 32,
+                        new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512")),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 33,
+                        new SaslAuthenticateRequestData().setAuthBytes(plainToken("alice", "wrong"))),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 34,
+                        new SaslAuthenticateRequestData().setAuthBytes(plainToken("bob", PASSWORD))),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 0, 35,
+                        new SaslAuthenticateRequestData().setAuthBytes(plainToken("bob", PASSWORD))),
+                bare(plainToken("bob", PASSWORD)),
+                frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 36, new SaslAuthenticateRequestData()
+                        .setAuthBytes(new byte[SaslGate.MAX_UNAUTHENTICATED_BYTES + 100])),
+                frame(ApiKeys.METADATA, (short) 9, 37, new MetadataRequestData()),
+                frame(ApiKeys.API_VERSIONS, (short) 3, 38, new ApiVersionsRequestData()
+                        .setClientSoftwareName("t").setClientSoftwareVersion("1"))));
+        if (withAlicesPassword) {
+            pieces.add(frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, 39,
+                    new SaslAuthenticateRequestData().setAuthBytes(plainToken("alice", PASSWORD))));
+            pieces.add(bare(plainToken("alice", PASSWORD)));
+        }
+        return pieces;
+    }
+
+    /** Writes a few fuzzed {@code pieces} on an open connection, then reads until the server closes. */
+    private static void fuzz(Socket socket, List<byte[]> pieces, Random random, String what) throws IOException {
+        try {
+            for (int n = 1 + random.nextInt(5); n > 0; n--) {
+                socket.getOutputStream().write(mutate(pieces.get(random.nextInt(pieces.size())), random));
+            }
+            socket.shutdownOutput();
+            drain(socket, what);
+        } catch (SocketException reset) {
+            // The server closed the connection while the case was still writing: a fine outcome.
+        }
+    }
+
+    /**
+     * Seeded fuzz of re-authentication (KIP-368): connections authenticated as alice send
+     * SaslHandshake/SaslAuthenticate in random orders, as alice and as bob, oversized, truncated,
+     * with flipped bytes and lying lengths, among ordinary requests. Nothing may crash, no request
+     * may be served as anyone but alice, and once a session has expired nothing is served.
+     */
+    @Test
+    void fuzzedReauthenticationNeverServesAnotherUserOrAnExpiredSession() throws Exception {
+        long seed = Long.getLong("leasehold.fuzz.seed", System.nanoTime());
+        Random random = new Random(seed);
+        int cases = Integer.getInteger("leasehold.fuzz.cases", 300);
+        stop();
+        startServer(Duration.ofMinutes(10));
+        List<byte[]> live = reauthenticationPieces(true);
+        for (int c = 0; c < cases; c++) {
+            try (Socket socket = connect()) {
+                assertThat(plainLogin(socket, "alice").errorCode()).isEqualTo(Errors.NONE.code());
+                fuzz(socket, live, random, "seed " + seed + " case " + c);
+            }
+        }
+        assertThat(principals).as("seed %d: every request served was alice's", seed).isNotEmpty()
+                .allMatch(principal -> principal.equals(new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice")));
+
+        stop();
+        startServer(Duration.ofMillis(200));
+        routed.clear();
+        List<byte[]> afterExpiry = reauthenticationPieces(false);
+        for (int c = 0; c < cases / 10; c++) {
+            try (Socket socket = connect()) {
+                assertThat(plainLogin(socket, "alice").errorCode()).isEqualTo(Errors.NONE.code());
+                Thread.sleep(300);
+                fuzz(socket, afterExpiry, random, "seed " + seed + " expired case " + c);
+            }
+        }
+        assertThat(routed).as("seed %d: nothing served after a session expired", seed).isEmpty();
+        stop();
+        startServer(Duration.ofMinutes(10));
         principals.clear();
         plainOverSaslAuthenticateLetsTheConnectionThroughAsItsUser();
     }

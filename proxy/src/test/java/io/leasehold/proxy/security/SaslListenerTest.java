@@ -14,7 +14,11 @@ import io.leasehold.testing.LocalCluster;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -186,6 +190,54 @@ class SaslListenerTest {
             double after = refused.proxy().metrics().value(AUTHENTICATIONS, "mechanism=\"" + refused.mechanism()
                     + "\",outcome=\"failure\",reason=\"" + refused.reason() + "\"");
             assertThat(after).as("failures counted for " + refused).isGreaterThan(Math.max(before, 0));
+        }
+    }
+
+    /**
+     * A client that has not authenticated announces a frame over the 512 KiB cap (100 MiB, and
+     * 2 MiB, which is under {@code limits.maxFrameBytes}) and sends part of it: the proxy closes
+     * the connection from the length prefix, before the rest arrives, holds none of it in its
+     * memory budget, counts it and logs the client's address.
+     */
+    @Test
+    void unauthenticatedFrameOverTheCapIsRefusedFromItsLengthPrefixWithoutBufferingIt() throws Exception {
+        String rejected = "leasehold_frames_rejected_total";
+        for (int announced : List.of(100 << 20, 2 << 20)) {
+            // Refusal warnings are limited to one per reason and client address per second.
+            Thread.sleep(1100);
+            double before = Math.max(0, plaintext.metrics().value(rejected, "reason=\"oversized_unauthenticated\""));
+            try (Socket socket = new Socket("127.0.0.1", plaintext.proxy().port())) {
+                socket.setSoTimeout(10_000);
+                String client = "/127.0.0.1:" + socket.getLocalPort();
+
+                assertThat(closedWhileSending(socket, announced)).as("the proxy closed the connection").isTrue();
+                assertThat(plaintext.metrics().value("leasehold_memory_budget_bytes", "state=\"used\""))
+                        .as("bytes of the refused frame held").isLessThan(16 * 1024);
+                assertThat(plaintext.metrics().value(rejected, "reason=\"oversized_unauthenticated\""))
+                        .isEqualTo(before + 1);
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Files.readString(
+                        plaintext.proxy().process().stderrLog())).contains("Closing client " + client + ": frame "
+                        + "rejected: frame of " + announced + " bytes before SASL authentication (at most 524288)"));
+            }
+        }
+    }
+
+    /**
+     * Sends the length prefix {@code announced} and 256 KiB of the frame (under the cap: a proxy
+     * that buffered before checking would hold it and wait for more); whether the proxy closed
+     * the connection meanwhile or within the socket's read timeout after.
+     */
+    private static boolean closedWhileSending(Socket socket, int announced) throws IOException {
+        try {
+            OutputStream out = socket.getOutputStream();
+            out.write(ByteBuffer.allocate(4).putInt(announced).array());
+            for (int i = 0; i < 16; i++) {
+                out.write(new byte[16 * 1024]);
+            }
+            out.flush();
+            return socket.getInputStream().read() == -1;
+        } catch (SocketException reset) {
+            return true;
         }
     }
 

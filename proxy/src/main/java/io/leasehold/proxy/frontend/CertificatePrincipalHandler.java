@@ -1,0 +1,69 @@
+package io.leasehold.proxy.frontend;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.logging.ClientText;
+import io.leasehold.proxy.logging.WarningRateLimiter;
+import io.leasehold.proxy.security.ConnectionPrincipal;
+import io.leasehold.proxy.tls.ClientCertificatePrincipals;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Behind the {@link TlsHandshakeGuard} of a listener that verifies client certificates: once the
+ * handshake has succeeded, the client's certificate names the connection's principal
+ * ({@link ConnectionPrincipal}), before any request is read. A client without a certificate (on a
+ * {@code requested} listener) stays anonymous. A certificate no rule maps is refused as a Kafka
+ * broker refuses it: the connection is closed, logged with the client's address and counted as a
+ * failed handshake with reason {@code no_principal}. SASL on top later replaces the principal.
+ */
+final class CertificatePrincipalHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(CertificatePrincipalHandler.class);
+
+    private final ClientCertificatePrincipals principals;
+    private final ProxyMetrics metrics;
+    private final WarningRateLimiter warnings;
+
+    CertificatePrincipalHandler(ClientCertificatePrincipals principals, ProxyMetrics metrics,
+                                WarningRateLimiter warnings) {
+        this.principals = principals;
+        this.metrics = metrics;
+        this.warnings = warnings;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent completion && completion.isSuccess()) {
+            name(ctx);
+            // Its one job is done: later reads pass by without it.
+            ctx.pipeline().remove(this);
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void name(ChannelHandlerContext ctx) {
+        Certificate[] chain;
+        try {
+            chain = ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+        } catch (SSLPeerUnverifiedException e) {
+            return;
+        }
+        X509Certificate certificate = (X509Certificate) chain[0];
+        try {
+            ConnectionPrincipal.set(ctx.channel(), principals.principalOf(certificate));
+        } catch (ClientCertificatePrincipals.UnmappableCertificateException e) {
+            metrics.tlsHandshakeFailed("no_principal");
+            warnings.warn(LOG, "tls no_principal", ctx.channel().remoteAddress(),
+                    "Closing client {}: its certificate ({}) names no principal: {}", ctx.channel().remoteAddress(),
+                    ClientText.escape(certificate.getSubjectX500Principal().getName()),
+                    ClientText.escape(e.getMessage()));
+            ctx.close();
+        }
+    }
+}
