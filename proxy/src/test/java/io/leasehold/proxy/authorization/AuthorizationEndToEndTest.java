@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.proxy.testing.ConfiguredProxy;
+import io.leasehold.proxy.testing.KafkajsRun;
 import io.leasehold.proxy.testing.StringClients;
-import io.leasehold.testing.KafkajsProcess;
 import io.leasehold.testing.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -320,25 +319,9 @@ class AuthorizationEndToEndTest {
         List<String> all = new ArrayList<>(arguments);
         all.addAll(List.of("--brokers", proxy.address(), "--sasl-mechanism", "scram-sha-512",
                 "--sasl-username", user, "--retries", "2"));
-        List<JsonNode> events = new CopyOnWriteArrayList<>();
-        try (KafkajsProcess client = KafkajsProcess.start(name, all, Map.of("LEASEHOLD_KAFKAJS_SASL_PASSWORD",
-                PASSWORDS.get(user)), cluster.logDir(), events::add)) {
-            for (String line : input.lines().toList()) {
-                client.writeLine(line);
-            }
-            if (until == null) {
-                client.closeInput();
-                client.waitFor(Duration.ofSeconds(60));
-            } else {
-                await().atMost(Duration.ofSeconds(60)).until(() -> events.stream()
+        return KafkajsRun.events(name, all, Map.of("LEASEHOLD_KAFKAJS_SASL_PASSWORD", PASSWORDS.get(user)),
+                cluster.logDir(), input, until == null ? null : events -> events.stream()
                         .anyMatch(e -> e.path("event").asText().equals(until)));
-            }
-        }
-        return events;
-    }
-
-    private static long count(List<JsonNode> events, String event) {
-        return events.stream().filter(e -> e.path("event").asText().equals(event)).count();
     }
 
     @Test
@@ -354,12 +337,12 @@ class AuthorizationEndToEndTest {
         List<JsonNode> unread = kafkajs("kafkajs-acl-unread", "bob", second, List.of("consume", "--topic", open,
                 "--group", "readers-" + UUID.randomUUID()), "", "error");
 
-        assertThat(count(allowed, "acked")).as("kafkajs acks: %s", allowed).isEqualTo(RECORDS);
-        assertThat(count(denied, "acked")).isZero();
+        assertThat(KafkajsRun.count(allowed, "acked")).as("kafkajs acks: %s", allowed).isEqualTo(RECORDS);
+        assertThat(KafkajsRun.count(denied, "acked")).isZero();
         assertThat(denied).filteredOn(e -> e.path("event").asText().equals("failed")).hasSize(RECORDS)
                 .allSatisfy(e -> assertThat(e.path("error").asText()).contains("TOPIC_AUTHORIZATION_FAILED"));
         assertThat(endOffsetSum(closed)).isZero();
-        assertThat(count(unread, "record")).isZero();
+        assertThat(KafkajsRun.count(unread, "record")).isZero();
         assertThat(unread).filteredOn(e -> e.path("event").asText().equals("error")).first()
                 .satisfies(e -> assertThat(e.path("error").asText())
                         .contains("KafkaJSNonRetriableError: Not authorized to access topics"));

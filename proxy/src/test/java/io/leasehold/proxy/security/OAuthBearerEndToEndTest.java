@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.proxy.testing.KafkajsRun;
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestTokens;
 import io.leasehold.routing.testing.EtcdServer;
 import io.leasehold.testing.JavaCommand;
-import io.leasehold.testing.KafkajsProcess;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -234,21 +233,8 @@ class OAuthBearerEndToEndTest {
                                    int records) throws Exception {
         List<String> all = new ArrayList<>(arguments);
         all.addAll(List.of("--brokers", proxy.address(), "--sasl-mechanism", "oauthbearer", "--retries", "2"));
-        List<JsonNode> events = new CopyOnWriteArrayList<>();
-        try (KafkajsProcess client = KafkajsProcess.start(name, all, Map.of("LEASEHOLD_KAFKAJS_OAUTH_TOKEN", token),
-                cluster.logDir(), events::add)) {
-            for (String line : input.lines().toList()) {
-                client.writeLine(line);
-            }
-            if (records == 0) {
-                client.closeInput();
-                client.waitFor(Duration.ofSeconds(60));
-            } else {
-                await().atMost(Duration.ofSeconds(60)).until(() -> events.stream()
-                        .filter(e -> e.path("event").asText().equals("record")).count() >= records);
-            }
-        }
-        return events;
+        return KafkajsRun.events(name, all, Map.of("LEASEHOLD_KAFKAJS_OAUTH_TOKEN", token), cluster.logDir(), input,
+                KafkajsRun.untilRecords(records));
     }
 
     @Test

@@ -2,10 +2,10 @@ package io.leasehold.proxy.security;
 
 import static io.leasehold.proxy.security.SaslGateTest.bare;
 import static io.leasehold.proxy.security.SaslGateTest.closedByServer;
-import static io.leasehold.proxy.security.SaslGateTest.drain;
 import static io.leasehold.proxy.security.SaslGateTest.frame;
 import static io.leasehold.proxy.security.SaslGateTest.mutate;
 import static io.leasehold.proxy.security.SaslGateTest.read;
+import static io.leasehold.proxy.security.SaslGateTest.writeAndDrain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
@@ -22,7 +22,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.ReferenceCounted;
 import java.io.IOException;
 import java.net.Socket;
-import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -247,13 +246,7 @@ class OAuthBearerGateTest {
                 frames.add(mutate(pieces.get(random.nextInt(pieces.size())), random));
             }
             try (Socket socket = connect()) {
-                for (byte[] bytes : frames) {
-                    socket.getOutputStream().write(bytes);
-                }
-                socket.shutdownOutput();
-                drain(socket, "seed " + seed + " case " + c);
-            } catch (SocketException reset) {
-                // The server closed the connection while the case was still writing: a fine outcome.
+                writeAndDrain(socket, frames, "seed " + seed + " case " + c);
             }
         }
         assertThat(routed).as("seed %d: only ApiVersions may reach the router", seed)

@@ -405,13 +405,7 @@ class SaslGateTest {
                 frames.add(mutate(pieces.get(random.nextInt(pieces.size())), random));
             }
             try (Socket socket = connect()) {
-                for (byte[] bytes : frames) {
-                    socket.getOutputStream().write(bytes);
-                }
-                socket.shutdownOutput();
-                drain(socket, "seed " + seed + " case " + c);
-            } catch (SocketException reset) {
-                // The server closed the connection while the case was still writing: a fine outcome.
+                writeAndDrain(socket, frames, "seed " + seed + " case " + c);
             }
         }
         assertThat(routed).as("seed %d: only ApiVersions may reach the router", seed)
@@ -455,14 +449,26 @@ class SaslGateTest {
 
     /** Writes a few fuzzed {@code pieces} on an open connection, then reads until the server closes. */
     private static void fuzz(Socket socket, List<byte[]> pieces, Random random, String what) throws IOException {
+        List<byte[]> frames = new ArrayList<>();
+        for (int n = 1 + random.nextInt(5); n > 0; n--) {
+            frames.add(mutate(pieces.get(random.nextInt(pieces.size())), random));
+        }
+        writeAndDrain(socket, frames, what);
+    }
+
+    /**
+     * Writes {@code frames} on an open connection, ends its output and reads until the server
+     * closes. A reset while still writing is a fine outcome: the server closed first.
+     */
+    static void writeAndDrain(Socket socket, List<byte[]> frames, String what) throws IOException {
         try {
-            for (int n = 1 + random.nextInt(5); n > 0; n--) {
-                socket.getOutputStream().write(mutate(pieces.get(random.nextInt(pieces.size())), random));
+            for (byte[] bytes : frames) {
+                socket.getOutputStream().write(bytes);
             }
             socket.shutdownOutput();
             drain(socket, what);
         } catch (SocketException reset) {
-            // The server closed the connection while the case was still writing: a fine outcome.
+            // The server closed the connection while the case was still writing.
         }
     }
 

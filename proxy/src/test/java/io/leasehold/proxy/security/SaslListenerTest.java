@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.proxy.testing.ConfiguredProxy;
+import io.leasehold.proxy.testing.KafkajsRun;
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestCertificates;
-import io.leasehold.testing.KafkajsProcess;
 import io.leasehold.testing.LocalCluster;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -28,7 +28,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -297,21 +296,8 @@ class SaslListenerTest {
         if (proxy.tls()) {
             all.addAll(List.of("--ssl-ca", certs.caCert().toString()));
         }
-        List<JsonNode> events = new CopyOnWriteArrayList<>();
-        try (KafkajsProcess client = KafkajsProcess.start(name, all, Map.of("LEASEHOLD_KAFKAJS_SASL_PASSWORD",
-                password), cluster.logDir(), events::add)) {
-            for (String line : input.lines().toList()) {
-                client.writeLine(line);
-            }
-            if (records == 0) {
-                client.closeInput();
-                client.waitFor(Duration.ofSeconds(60));
-            } else {
-                await().atMost(Duration.ofSeconds(60)).until(() -> events.stream()
-                        .filter(e -> e.path("event").asText().equals("record")).count() >= records);
-            }
-        }
-        return events;
+        return KafkajsRun.events(name, all, Map.of("LEASEHOLD_KAFKAJS_SASL_PASSWORD", password), cluster.logDir(),
+                input, KafkajsRun.untilRecords(records));
     }
 
     @Test
