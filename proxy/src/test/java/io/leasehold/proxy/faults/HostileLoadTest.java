@@ -64,12 +64,12 @@ class HostileLoadTest {
      */
     private static final int REQUESTS_PER_SECOND_PER_CONNECTION = 1_000;
     /**
-     * Asserted share of the baseline throughput the real producers keep under attack. The goal is
-     * 80 %; measured 80–92 % on the shared 2-core build machine at load average 25–35 (the
-     * baseline still includes some catch-up; under attack the producers kept 95–104 % of their
-     * paced rate), so 60 % holds with margin there. Without the request quota it is 10 %.
+     * Asserted share of the baseline throughput the real producers keep under attack: the 80 % the
+     * proxy is held to. Measured 1.00 and 1.01 in two clean runs of the whole suite on a quiet
+     * 2-core machine, 0.80–0.92 while other builds kept its load average at 25–35. Without the
+     * request quota it is 0.10.
      */
-    private static final double KEPT_THROUGHPUT = 0.6;
+    private static final double KEPT_THROUGHPUT = 0.8;
 
     @TempDir
     Path dir;
