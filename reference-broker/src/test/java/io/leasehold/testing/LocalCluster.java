@@ -144,8 +144,9 @@ public final class LocalCluster implements AutoCloseable {
      */
     public synchronized ProxyProcess startProxy(Map<String, String> environment) {
         int index = proxies.size() + 1;
-        int port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
+        int[] ports = EtcdServer.freePorts(2);
+        int port = ports[0];
+        int adminPort = ports[1];
         Path config = workDir.resolve("proxy-" + index + ".yaml");
         List<String> backends = brokers.values().stream().filter(BrokerProcess::isAlive).map(BrokerProcess::address).toList();
         write(config, new ProxyConfigYaml(HOST, port, adminPort, List.of(etcd.endpoint()), settings.prefix(), backends).render());

@@ -33,8 +33,9 @@ final class LaunchedProxy implements AutoCloseable {
     /** Starts a proxy JVM with {@code jvm} options and {@code overrides}, and waits for its READY line. */
     static LaunchedProxy start(LocalCluster cluster, Path dir, String name, JavaCommand jvm,
                                Map<String, String> overrides) {
-        int port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
+        int[] ports = EtcdServer.freePorts(2);
+        int port = ports[0];
+        int adminPort = ports[1];
         Path config = dir.resolve(name + ".yaml");
         try {
             Files.writeString(config, new ProxyConfigYaml("127.0.0.1", port, adminPort, List.of(cluster.etcdEndpoint()),

@@ -36,8 +36,9 @@ class LimitsInMetricsTest {
     @Test
     void configuredLimitsCloseOffendingConnectionsAndAreCountedInMetrics() throws Exception {
         try (EtcdServer etcd = EtcdServer.start()) {
-            int port = EtcdServer.freePort();
-            int adminPort = EtcdServer.freePort();
+            int[] ports = EtcdServer.freePorts(2);
+            int port = ports[0];
+            int adminPort = ports[1];
             Path config = Files.writeString(dir.resolve("proxy.yaml"), """
                     listener: { host: 127.0.0.1, port: %d, advertisedHost: 127.0.0.1, advertisedPort: %d }
                     etcd:     { endpoints: ["%s"], prefix: /kafscale }

@@ -98,8 +98,9 @@ class OAuthBearerEndToEndTest {
     }
 
     private Proxy startProxy(String name) throws IOException {
-        int port = EtcdServer.freePort();
-        int adminPort = EtcdServer.freePort();
+        int[] ports = EtcdServer.freePorts(2);
+        int port = ports[0];
+        int adminPort = ports[1];
         Path config = Files.writeString(dir.resolve(name + ".yaml"), """
                 listener:
                   host: 127.0.0.1

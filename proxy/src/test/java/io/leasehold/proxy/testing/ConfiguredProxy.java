@@ -110,8 +110,9 @@ public final class ConfiguredProxy implements AutoCloseable {
 
         /** Writes the config, starts the proxy JVM and waits for its READY line. */
         public ConfiguredProxy start() {
-            int port = EtcdServer.freePort();
-            int adminPort = EtcdServer.freePort();
+            int[] ports = EtcdServer.freePorts(2);
+            int port = ports[0];
+            int adminPort = ports[1];
             Path config = dir.resolve(name + ".yaml");
             try {
                 Files.writeString(config, """

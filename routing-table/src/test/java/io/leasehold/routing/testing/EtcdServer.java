@@ -48,7 +48,8 @@ public final class EtcdServer implements AutoCloseable {
     public static EtcdServer start() {
         try {
             Path base = Files.createTempDirectory("leasehold-etcd-");
-            EtcdServer server = new EtcdServer(findBinary(), base.resolve("data"), freePort(), freePort());
+            int[] ports = freePorts(2);
+            EtcdServer server = new EtcdServer(findBinary(), base.resolve("data"), ports[0], ports[1]);
             server.launch();
             return server;
         } catch (IOException e) {
@@ -253,6 +254,31 @@ public final class EtcdServer implements AutoCloseable {
             }
         }
         throw new IllegalStateException("scripts/ensure-etcd not found above " + Path.of("").toAbsolutePath());
+    }
+
+    /**
+     * {@code count} distinct free loopback ports, found by binding port 0 that many times at once:
+     * separate {@link #freePort()} calls may get the same port back, since each releases it before
+     * the next asks.
+     */
+    public static int[] freePorts(int count) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no " + count + " free loopback ports", e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // Closing an unused listening socket cannot lose anything.
+                }
+            }
+        }
     }
 
     /** A free loopback port, found by binding port 0; etcd binds it a moment later. */
