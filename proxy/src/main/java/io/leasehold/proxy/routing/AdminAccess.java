@@ -110,8 +110,12 @@ final class AdminAccess {
             }
         }
         return ResourceSplit.of(AdminResourceLists.deleteTopics(disclosed), delete, topic -> {
-            if (topic.name() != null || Uuid.ZERO_UUID.equals(topic.topicId())) {
+            if (topic.name() != null) {
                 return topic(principal, AclOperation.DELETE, topic.name());
+            }
+            if (Uuid.ZERO_UUID.equals(topic.topicId())) {
+                return new ApiError(Errors.INVALID_REQUEST, "A topic to delete needs a name or an id, this one has "
+                        + "neither");
             }
             String name = topicNames.get(topic.topicId());
             if (name == null) {

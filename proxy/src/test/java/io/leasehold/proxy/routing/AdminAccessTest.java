@@ -180,7 +180,8 @@ class AdminAccessTest {
                 new DeleteTopicsRequestData.DeleteTopicState().setTopicId(deletable),
                 new DeleteTopicsRequestData.DeleteTopicState().setTopicId(seen),
                 new DeleteTopicsRequestData.DeleteTopicState().setName("orders-by-name"),
-                new DeleteTopicsRequestData.DeleteTopicState().setTopicId(unknown)));
+                new DeleteTopicsRequestData.DeleteTopicState().setTopicId(unknown),
+                new DeleteTopicsRequestData.DeleteTopicState()));
         assertThat(AdminAccess.topicIds(request)).containsExactlyInAnyOrder(deletable, seen, hidden, unknown);
         AdminSplit split = access.split(request, ALICE, Map.of(deletable, "orders-eu", seen, "seen-x",
                 hidden, "secret"));
@@ -206,7 +207,8 @@ class AdminAccessTest {
                             tuple(seen, "seen-x", Errors.TOPIC_AUTHORIZATION_FAILED),
                             tuple(read.responses().find("orders-by-name").topicId(),
                                     "orders-by-name", Errors.NONE),
-                            tuple(unknown, null, Errors.UNKNOWN_TOPIC_ID));
+                            tuple(unknown, null, Errors.UNKNOWN_TOPIC_ID),
+                            tuple(Uuid.ZERO_UUID, null, Errors.INVALID_REQUEST));
             assertThat(read.responses()).extracting(r -> String.valueOf(r.errorMessage()))
                     .noneMatch(message -> message.contains("secret"));
         }
