@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A kafkajs producer or consumer for Leasehold's end-to-end tests. It speaks one JSON object per
+// A kafkajs producer, consumer or admin for Leasehold's end-to-end tests. It speaks one JSON object per
 // line on stdout, so the Java harness (io.leasehold.testing.KafkajsProducer / KafkajsConsumer)
 // sees every record's outcome; kafkajs's own log goes to stderr.
 //
@@ -10,7 +10,12 @@
 //       prints {"event":"joined",...} on each group join and
 //       {"event":"record","partition":p,"offset":"o","value":"...","receivedAt":ms} per record until
 //       stdin closes or SIGTERM, then leaves the group and prints {"event":"done"}.
-// Both modes also take [--sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U] (the password
+//   create-topics --brokers H:P --topics T1,T2 [--partitions 1]
+//   delete-topics --brokers H:P --topics T1,T2
+//       one admin call for all the topics; prints {"event":"done"} when kafkajs reports success, else
+//       {"event":"error","error":"...","topics":[{"topic":"T2","error":"..."}]} (the per-topic errors
+//       kafkajs names, when it names any). The exit code is 0 only on success.
+// Every mode also takes [--sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U] (the password
 // from the environment variable LEASEHOLD_KAFKAJS_SASL_PASSWORD, so it is not on the command line), or
 // [--sasl-mechanism oauthbearer] (the bearer token, a JWT, from LEASEHOLD_KAFKAJS_OAUTH_TOKEN) and
 // [--ssl-ca FILE] (TLS to the brokers, trusting that PEM CA) with [--ssl-cert FILE --ssl-key FILE] (a client
@@ -197,10 +202,47 @@ async function consume(options) {
   return crashed ? 1 : 0;
 }
 
+function topicList(options) {
+  return required(options, 'topics').split(',');
+}
+
+// kafkajs names the topic of each error only for CreateTopics (an aggregate of per-topic errors).
+function adminError(error) {
+  const topics = (error.errors || []).map((e) => ({ topic: e.topic, error: describe(e) }));
+  return { event: 'error', error: describe(error), topics };
+}
+
+async function adminCall(options, call) {
+  const admin = client(options).admin();
+  await admin.connect();
+  try {
+    await call(admin);
+    emit({ event: 'done' });
+    return 0;
+  } catch (error) {
+    emit(adminError(error));
+    return 1;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function createTopics(options) {
+  const numPartitions = number(options, 'partitions', 1);
+  return adminCall(options, (admin) => admin.createTopics({
+    topics: topicList(options).map((topic) => ({ topic, numPartitions })),
+    waitForLeaders: false,
+  }));
+}
+
+async function deleteTopics(options) {
+  return adminCall(options, (admin) => admin.deleteTopics({ topics: topicList(options) }));
+}
+
 const { mode, options } = parseArgs(process.argv.slice(2));
-const modes = { produce, consume };
+const modes = { produce, consume, 'create-topics': createTopics, 'delete-topics': deleteTopics };
 if (!modes[mode]) {
-  fail(`first argument must be produce or consume, got '${mode}'`);
+  fail(`first argument must be one of ${Object.keys(modes).join(', ')}, got '${mode}'`);
 }
 modes[mode](options).then(
   (code) => process.exit(code),

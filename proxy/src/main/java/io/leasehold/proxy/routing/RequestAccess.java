@@ -1,37 +1,28 @@
 package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.message.AlterConfigsRequestData;
-import org.apache.kafka.common.message.CreatePartitionsRequestData;
-import org.apache.kafka.common.message.CreateTopicsRequestData;
-import org.apache.kafka.common.message.DeleteTopicsRequestData;
-import org.apache.kafka.common.message.DescribeConfigsRequestData;
-import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.resource.Resource;
-import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
- * Checks the requests the proxy forwards whole (single-group APIs, admin APIs, InitProducerId)
+ * Checks the requests the proxy forwards whole (single-group APIs, client quotas, InitProducerId)
  * as Kafka does, and names the error the whole request is answered with when anything in it is
- * not allowed. A request naming several topics or resources is refused whole if one of them is
- * refused: no part of it reaches a broker.
+ * not allowed. The admin APIs that name several topics or config resources are decided one
+ * resource at a time instead, by {@link AdminAccess}.
  */
 final class RequestAccess {
     private final Authorizer authorizer;
@@ -53,19 +44,6 @@ final class RequestAccess {
             case OFFSET_COMMIT -> offsetCommit((OffsetCommitRequestData) body, principal);
             case OFFSET_DELETE -> offsetDelete((OffsetDeleteRequestData) body, principal);
             case OFFSET_FETCH -> offsetFetch((OffsetFetchRequestData) body, principal);
-            case CREATE_TOPICS -> createTopics((CreateTopicsRequestData) body, principal);
-            case DELETE_TOPICS -> deleteTopics((DeleteTopicsRequestData) body, principal);
-            case CREATE_PARTITIONS -> topics(principal, AclOperation.ALTER,
-                    ((CreatePartitionsRequestData) body).topics().stream().map(t -> t.name()).toList());
-            case DESCRIBE_CONFIGS -> configs(principal, AclOperation.DESCRIBE_CONFIGS,
-                    ((DescribeConfigsRequestData) body).resources().stream()
-                            .map(r -> new ConfigTarget(r.resourceType(), r.resourceName())).toList());
-            case ALTER_CONFIGS -> configs(principal, AclOperation.ALTER_CONFIGS,
-                    ((AlterConfigsRequestData) body).resources().stream()
-                            .map(r -> new ConfigTarget(r.resourceType(), r.resourceName())).toList());
-            case INCREMENTAL_ALTER_CONFIGS -> configs(principal, AclOperation.ALTER_CONFIGS,
-                    ((IncrementalAlterConfigsRequestData) body).resources().stream()
-                            .map(r -> new ConfigTarget(r.resourceType(), r.resourceName())).toList());
             case DESCRIBE_CLIENT_QUOTAS -> cluster(principal, AclOperation.DESCRIBE_CONFIGS);
             case ALTER_CLIENT_QUOTAS -> cluster(principal, AclOperation.ALTER_CONFIGS);
             case INIT_PRODUCER_ID -> idempotentWrite(principal);
@@ -100,24 +78,6 @@ final class RequestAccess {
                 request.topics().stream().map(OffsetFetchRequestData.OffsetFetchRequestTopic::name).toList());
     }
 
-    /** CREATE on the cluster covers every topic; otherwise CREATE on each topic. */
-    private ApiException createTopics(CreateTopicsRequestData request, KafkaPrincipal principal) {
-        if (authorizer.allowsQuietly(principal, AclOperation.CREATE, ResourceType.CLUSTER, Resource.CLUSTER_NAME)) {
-            return null;
-        }
-        return topics(principal, AclOperation.CREATE,
-                request.topics().stream().map(CreateTopicsRequestData.CreatableTopic::name).toList());
-    }
-
-    /** Topics named by id are allowed only to a principal that may delete every topic (literal {@code *}). */
-    private ApiException deleteTopics(DeleteTopicsRequestData request, KafkaPrincipal principal) {
-        List<String> names = new ArrayList<>(request.topicNames());
-        for (DeleteTopicsRequestData.DeleteTopicState topic : request.topics()) {
-            names.add(topic.name() != null ? topic.name() : ResourcePattern.WILDCARD_RESOURCE);
-        }
-        return topics(principal, AclOperation.DELETE, names);
-    }
-
     private ApiException topics(KafkaPrincipal principal, AclOperation operation, List<String> names) {
         Set<String> refused = new LinkedHashSet<>();
         for (String name : new LinkedHashSet<>(names)) {
@@ -127,24 +87,6 @@ final class RequestAccess {
         }
         return refused.isEmpty() ? null : new TopicAuthorizationException("Not authorized to " + operation
                 + " topics " + refused, refused);
-    }
-
-    private record ConfigTarget(byte type, String name) {
-    }
-
-    /** Topic configs are checked on the topic; broker, logger and other configs on the cluster. */
-    private ApiException configs(KafkaPrincipal principal, AclOperation operation, List<ConfigTarget> targets) {
-        List<String> topics = new ArrayList<>();
-        boolean cluster = false;
-        for (ConfigTarget target : targets) {
-            if (ConfigResource.Type.forId(target.type()) == ConfigResource.Type.TOPIC) {
-                topics.add(target.name());
-            } else {
-                cluster = true;
-            }
-        }
-        ApiException refused = cluster ? cluster(principal, operation) : null;
-        return refused != null ? refused : topics(principal, operation, topics);
     }
 
     private ApiException cluster(KafkaPrincipal principal, AclOperation operation) {

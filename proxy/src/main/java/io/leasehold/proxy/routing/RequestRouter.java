@@ -13,10 +13,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCounted;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import io.leasehold.proxy.authorization.Authorizer;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -56,6 +59,7 @@ public final class RequestRouter implements RequestHandler {
     private final Authorizer authorizer;
     private final PartitionAccess partitionAccess;
     private final RequestAccess requestAccess;
+    private final AdminAccess adminAccess;
     private final MetadataAccess metadataAccess;
     private final ListingAccess listingAccess;
     private final AclApis aclApis;
@@ -90,6 +94,7 @@ public final class RequestRouter implements RequestHandler {
         this.authorizer = authorizer;
         this.partitionAccess = new PartitionAccess(authorizer);
         this.requestAccess = new RequestAccess(authorizer);
+        this.adminAccess = new AdminAccess(authorizer);
         this.metadataAccess = new MetadataAccess(authorizer);
         this.listingAccess = new ListingAccess(authorizer);
         this.aclApis = new AclApis(authorizer);
@@ -185,11 +190,19 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> routeAnyBroker(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         if (authorizer.enabled()) {
+            if (AdminAccess.decidesPerResource(request.apiKey())) {
+                return perResource(request, client, request.decodeBody());
+            }
             CompletableFuture<ReferenceCounted> decided = authorized(request, client);
             if (decided != null) {
                 return decided;
             }
         }
+        return forwardToAnyBroker(request, client);
+    }
+
+    private CompletableFuture<ReferenceCounted> forwardToAnyBroker(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
         switch (request.apiKey()) {
             case INIT_PRODUCER_ID:
                 if (TransactionRefusal.refuses(request.decodeBody())) {
@@ -208,6 +221,80 @@ public final class RequestRouter implements RequestHandler {
                 break;
         }
         return widen(anyBroker.forward(request, client, policy.reads(request.apiKey())));
+    }
+
+    /**
+     * An admin request decided resource by resource: topic ids (DeleteTopics v6+) are looked up
+     * first, since ACLs name topics.
+     */
+    private CompletableFuture<ReferenceCounted> perResource(RequestFrame request, ClientContext client,
+                                                            ApiMessage body) {
+        Set<Uuid> ids = AdminAccess.topicIds(body);
+        if (ids.isEmpty()) {
+            return split(request, client, body, Map.of());
+        }
+        // An unresolved lookup leaves every id unknown (UNKNOWN_TOPIC_ID, which clients retry).
+        return metadata.resolve(ids).handle((names, error) -> split(request, client, body,
+                names == null ? Map.of() : names)).thenCompose(answer -> answer);
+    }
+
+    /**
+     * Forwards the request as it is when every resource is allowed, answers it alone when none
+     * is, and otherwise forwards the allowed part and merges the refusals into the answer.
+     */
+    private CompletableFuture<ReferenceCounted> split(RequestFrame request, ClientContext client, ApiMessage body,
+                                                      Map<Uuid, String> topicNames) {
+        try {
+            AdminSplit split = adminAccess.split(body, client.principal(), topicNames);
+            if (split.allAllowed()) {
+                return forwardToAnyBroker(request, client);
+            }
+            if (split.noneAllowed()) {
+                return respond(request, client, split.answer(null));
+            }
+            return forwardPart(request, client, split);
+        } catch (MalformedRequestException | RuntimeException e) {
+            request.release();
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Sends the allowed part in the client's version; takes over (and releases) {@code request}. */
+    private CompletableFuture<ReferenceCounted> forwardPart(RequestFrame request, ClientContext client,
+                                                            AdminSplit split) throws MalformedRequestException {
+        ApiMessage part = split.allowedPart();
+        ApiMessage local = BrokerConfigRefusal.answer(part);
+        if (local != null) {
+            return respond(request, client, split.answer(local));
+        }
+        ApiKeys api = request.apiKey();
+        short version = request.version();
+        int correlationId = request.correlationId();
+        ByteBuf encoded = KafkaMessages.withRequestCorrelationId(KafkaMessages.encodeRequest(client.alloc(), api,
+                version, request.header().clientId(), part), correlationId);
+        RequestFrame partFrame;
+        try {
+            partFrame = RequestFrame.parse(encoded);
+        } catch (MalformedRequestException | RuntimeException e) {
+            encoded.release();
+            throw e;
+        }
+        request.release();
+        CompletableFuture<ByteBuf> sent;
+        try {
+            sent = anyBroker.forward(partFrame, client, policy.reads(api));
+        } catch (MalformedRequestException | RuntimeException e) {
+            partFrame.release();
+            return CompletableFuture.failedFuture(e);
+        }
+        return widen(sent.thenApply(frame -> {
+            try {
+                ApiMessage answer = KafkaMessages.decodeResponse(frame, api, version);
+                return KafkaMessages.encodeResponse(client.alloc(), api, version, correlationId, split.answer(answer));
+            } finally {
+                frame.release();
+            }
+        }));
     }
 
     /**

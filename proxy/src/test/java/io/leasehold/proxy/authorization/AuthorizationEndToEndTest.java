@@ -19,6 +19,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DeleteTopicsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicCollection;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +72,8 @@ import org.junit.jupiter.api.io.TempDir;
  * that share one users file (SCRAM-SHA-512) and one ACL file. {@code alice} may write and read
  * {@code open-*} topics and only describe {@code closed-*} ones; {@code bob} may only describe
  * {@code open-*}; {@code admin} may do everything; {@code secret-*} topics are the admin's alone.
+ * {@code alice} may also create, delete and configure {@code mine-*} topics, so her admin requests
+ * that name those and others are carried out for hers and refused for the others.
  * kafka-clients, kcat and kafkajs each meet the refusals the way they meet a Kafka broker's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -78,6 +90,8 @@ class AuthorizationEndToEndTest {
                  operations: [WRITE, READ], permission: ALLOW}
               - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: closed-,
                  operations: [DESCRIBE], permission: ALLOW}
+              - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: mine-,
+                 operations: [CREATE, DELETE, ALTER_CONFIGS], permission: ALLOW}
               - {principal: "User:bob", resourceType: TOPIC, patternType: PREFIXED, name: open-,
                  operations: [DESCRIBE], permission: ALLOW}
               - {principal: "User:*", resourceType: GROUP, patternType: PREFIXED, name: readers-,
@@ -259,6 +273,97 @@ class AuthorizationEndToEndTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> !admin.listTopics().names().get(30, TimeUnit.SECONDS)
                     .contains(open));
         }
+    }
+
+    private Set<String> topicNames() throws Exception {
+        try (Admin admin = Admin.create(as("admin", second))) {
+            return admin.listTopics().names().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void javaAdminCreateAndDeleteTopicsCarryOutTheAllowedTopicsAndFailOnlyTheOthersWithTopicAuthorizationException()
+            throws Exception {
+        String mine = "mine-" + UUID.randomUUID();
+        String other = "other-" + UUID.randomUUID();
+        String theirs = topic("other-");
+        try (Admin alice = Admin.create(as("alice", first)); Admin admin = Admin.create(as("admin", second))) {
+            CreateTopicsResult created = alice.createTopics(List.of(new NewTopic(mine, 1, (short) 1),
+                    new NewTopic(other, 1, (short) 1)));
+            created.values().get(mine).get(30, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> created.values().get(other).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> topicNames().contains(mine));
+            assertThat(topicNames()).doesNotContain(other);
+
+            DeleteTopicsResult deleted = alice.deleteTopics(List.of(mine, theirs));
+            deleted.topicNameValues().get(mine).get(30, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> deleted.topicNameValues().get(theirs).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !topicNames().contains(mine));
+            assertThat(topicNames()).contains(theirs);
+
+            // By topic id (DeleteTopics v6): the proxy looks the names up to decide.
+            String mineToo = "mine-" + UUID.randomUUID();
+            alice.createTopics(List.of(new NewTopic(mineToo, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            Map<String, Uuid> ids = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> admin.describeTopics(List.of(mineToo, theirs)).allTopicNames()
+                            .get(30, TimeUnit.SECONDS), d -> d.size() == 2).entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().topicId()));
+            DeleteTopicsResult byId = alice.deleteTopics(TopicCollection.ofTopicIds(List.of(ids.get(mineToo),
+                    ids.get(theirs))));
+            byId.topicIdValues().get(ids.get(mineToo)).get(30, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> byId.topicIdValues().get(ids.get(theirs)).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !topicNames().contains(mineToo));
+            assertThat(topicNames()).contains(theirs);
+        }
+    }
+
+    @Test
+    void javaAdminDescribeConfigsAnswersTheAllowedTopicAndFailsTheOtherWithTopicAuthorizationException()
+            throws Exception {
+        String open = topic("open-");
+        String mine = "mine-" + UUID.randomUUID();
+        try (Admin alice = Admin.create(as("alice", second))) {
+            alice.createTopics(List.of(new NewTopic(mine, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            ConfigResource mineConfigs = new ConfigResource(ConfigResource.Type.TOPIC, mine);
+            ConfigResource openConfigs = new ConfigResource(ConfigResource.Type.TOPIC, open);
+            ConfigResource brokerDefaults = new ConfigResource(ConfigResource.Type.BROKER, "");
+            Map<ConfigResource, KafkaFuture<Config>> described = alice.describeConfigs(List.of(mineConfigs,
+                    openConfigs, brokerDefaults)).values();
+
+            assertThat(described.get(mineConfigs).get(30, TimeUnit.SECONDS)).as("ALTER_CONFIGS implies DESCRIBE_CONFIGS")
+                    .isNotNull();
+            assertThatThrownBy(() -> described.get(openConfigs).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            assertThatThrownBy(() -> described.get(brokerDefaults).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
+        }
+    }
+
+    @Test
+    void kafkajsAdminCreateAndDeleteTopicsCarryOutTheAllowedTopicAndReportTheRefusedOne() throws Exception {
+        String mine = "mine-" + UUID.randomUUID();
+        String other = "other-" + UUID.randomUUID();
+        String theirs = topic("other-");
+
+        List<JsonNode> created = kafkajs("kafkajs-acl-create", "alice", first,
+                List.of("create-topics", "--topics", mine + "," + other), "", null);
+        assertThat(created).filteredOn(e -> e.path("event").asText().equals("error")).singleElement()
+                .satisfies(e -> assertThat(e.path("topics")).singleElement().satisfies(topic -> {
+                    assertThat(topic.path("topic").asText()).isEqualTo(other);
+                    assertThat(topic.path("error").asText()).contains("TOPIC_AUTHORIZATION_FAILED");
+                }));
+        await().atMost(Duration.ofSeconds(30)).until(() -> topicNames().contains(mine));
+        assertThat(topicNames()).doesNotContain(other);
+
+        List<JsonNode> deleted = kafkajs("kafkajs-acl-delete", "alice", second,
+                List.of("delete-topics", "--topics", mine + "," + theirs), "", null);
+        assertThat(deleted).filteredOn(e -> e.path("event").asText().equals("error")).singleElement()
+                .satisfies(e -> assertThat(e.path("error").asText()).contains("TOPIC_AUTHORIZATION_FAILED"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !topicNames().contains(mine));
+        assertThat(topicNames()).contains(theirs);
     }
 
     @Test

@@ -10,13 +10,9 @@ import io.leasehold.proxy.authorization.Authorizer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.message.CreateTopicsRequestData;
-import org.apache.kafka.common.message.DeleteTopicsRequestData;
-import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
@@ -28,7 +24,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.junit.jupiter.api.Test;
 
-/** What each whole request, metadata answer and group listing needs from the ACLs, as Kafka checks them. */
+/** What each whole request, metadata answer and group listing needs from the ACLs, as Kafka checks them (admin APIs per resource: {@link AdminAccessTest}). */
 class RequestAccessTest {
     private static final KafkaPrincipal ALICE = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice");
     private static final KafkaPrincipal OPS = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "ops");
@@ -67,33 +63,6 @@ class RequestAccessTest {
                 .isInstanceOf(TopicAuthorizationException.class)
                 .satisfies(e -> assertThat(((TopicAuthorizationException) e).unauthorizedTopics())
                         .containsExactly("payments"));
-    }
-
-    @Test
-    void adminRequestsAreRefusedWholeWhenOneResourceIsRefused() {
-        CreateTopicsRequestData create = new CreateTopicsRequestData();
-        create.topics().add(new CreateTopicsRequestData.CreatableTopic().setName("orders-new"));
-        assertThat(access.refusal(ApiKeys.CREATE_TOPICS, create, ALICE)).as("CREATE on the topic").isNull();
-        create.topics().add(new CreateTopicsRequestData.CreatableTopic().setName("payments"));
-        assertThat(access.refusal(ApiKeys.CREATE_TOPICS, create, ALICE))
-                .isInstanceOf(TopicAuthorizationException.class);
-        assertThat(access.refusal(ApiKeys.CREATE_TOPICS, create, OPS)).as("CREATE on the cluster").isNull();
-
-        DeleteTopicsRequestData delete = new DeleteTopicsRequestData().setTopicNames(List.of("orders-eu"));
-        assertThat(access.refusal(ApiKeys.DELETE_TOPICS, delete, ALICE))
-                .isInstanceOf(TopicAuthorizationException.class);
-        assertThat(access.refusal(ApiKeys.DELETE_TOPICS, delete, OPS)).isNull();
-
-        DescribeConfigsRequestData brokerConfigs = new DescribeConfigsRequestData();
-        brokerConfigs.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
-                .setResourceType(ConfigResource.Type.BROKER.id()).setResourceName("1"));
-        DescribeConfigsRequestData topicConfigs = new DescribeConfigsRequestData();
-        topicConfigs.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
-                .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName("orders"));
-        assertThat(access.refusal(ApiKeys.DESCRIBE_CONFIGS, brokerConfigs, ALICE))
-                .isInstanceOf(ClusterAuthorizationException.class);
-        assertThat(access.refusal(ApiKeys.DESCRIBE_CONFIGS, topicConfigs, ALICE)).isNull();
-        assertThat(access.refusal(ApiKeys.DESCRIBE_CONFIGS, brokerConfigs, OPS)).isNull();
     }
 
     @Test

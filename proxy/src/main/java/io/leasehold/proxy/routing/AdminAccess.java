@@ -1,0 +1,153 @@
+package io.leasehold.proxy.routing;
+
+import io.leasehold.proxy.authorization.Authorizer;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.resource.Resource;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+
+/**
+ * Decides the admin requests that name several topics or config resources one resource at a
+ * time, by Kafka's rules: CREATE on the cluster or the topic for CreateTopics, DELETE on the
+ * topic for DeleteTopics, ALTER on the topic for CreatePartitions, DESCRIBE_CONFIGS /
+ * ALTER_CONFIGS on the topic, the group, or (broker, broker-logger and client-metrics configs)
+ * the cluster. A refused resource is answered with TOPIC_, GROUP_ or CLUSTER_AUTHORIZATION_FAILED
+ * and the rest of the request is carried out.
+ */
+final class AdminAccess {
+    private static final Set<ApiKeys> PER_RESOURCE = EnumSet.of(ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
+            ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
+            ApiKeys.INCREMENTAL_ALTER_CONFIGS);
+
+    private final Authorizer authorizer;
+
+    AdminAccess(Authorizer authorizer) {
+        this.authorizer = authorizer;
+    }
+
+    /** Whether {@code api} is decided here, resource by resource. */
+    static boolean decidesPerResource(ApiKeys api) {
+        return PER_RESOURCE.contains(api);
+    }
+
+    /** The topic ids {@code body} names (DeleteTopics v6+): their names are needed before it can be decided. */
+    static Set<Uuid> topicIds(ApiMessage body) {
+        if (!(body instanceof DeleteTopicsRequestData delete)) {
+            return Set.of();
+        }
+        return delete.topics().stream().filter(t -> t.name() == null).map(DeleteTopicsRequestData.DeleteTopicState::topicId)
+                .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
+    }
+
+    /**
+     * Decides each resource of {@code body} for {@code principal}.
+     *
+     * @param topicNames names of the topic ids in {@code body} (see {@link #topicIds}); an id
+     *                   missing here is answered UNKNOWN_TOPIC_ID
+     * @throws IllegalArgumentException if {@code body} is not one of the APIs decided here
+     */
+    AdminSplit split(ApiMessage body, KafkaPrincipal principal, Map<Uuid, String> topicNames) {
+        if (body instanceof CreateTopicsRequestData create) {
+            boolean cluster = authorizer.allowsQuietly(principal, AclOperation.CREATE, ResourceType.CLUSTER,
+                    Resource.CLUSTER_NAME);
+            return ResourceSplit.of(AdminResourceLists.CREATE_TOPICS, create,
+                    topic -> cluster ? null : topic(principal, AclOperation.CREATE, topic.name()));
+        }
+        if (body instanceof DeleteTopicsRequestData delete) {
+            return delete.topics().isEmpty()
+                    ? ResourceSplit.of(AdminResourceLists.DELETE_TOPIC_NAMES, delete,
+                            name -> topic(principal, AclOperation.DELETE, name))
+                    : deleteTopics(delete, principal, topicNames);
+        }
+        if (body instanceof CreatePartitionsRequestData partitions) {
+            return ResourceSplit.of(AdminResourceLists.CREATE_PARTITIONS, partitions,
+                    topic -> topic(principal, AclOperation.ALTER, topic.name()));
+        }
+        if (body instanceof DescribeConfigsRequestData describe) {
+            return ResourceSplit.of(AdminResourceLists.DESCRIBE_CONFIGS, describe, r -> config(principal,
+                    AclOperation.DESCRIBE_CONFIGS, r.resourceType(), r.resourceName()));
+        }
+        if (body instanceof AlterConfigsRequestData alter) {
+            return ResourceSplit.of(AdminResourceLists.ALTER_CONFIGS, alter, r -> config(principal,
+                    AclOperation.ALTER_CONFIGS, r.resourceType(), r.resourceName()));
+        }
+        if (body instanceof IncrementalAlterConfigsRequestData alter) {
+            return ResourceSplit.of(AdminResourceLists.INCREMENTAL_ALTER_CONFIGS, alter, r -> config(principal,
+                    AclOperation.ALTER_CONFIGS, r.resourceType(), r.resourceName()));
+        }
+        throw new IllegalArgumentException(body.getClass().getSimpleName() + " is not decided per resource");
+    }
+
+    /**
+     * DeleteTopics v6+. A topic given by id is decided on its name: an unknown id gets
+     * UNKNOWN_TOPIC_ID; a refused one TOPIC_AUTHORIZATION_FAILED, with its name only when the
+     * principal may describe the topic (Kafka never tells a name the client may not see).
+     */
+    private AdminSplit deleteTopics(DeleteTopicsRequestData delete, KafkaPrincipal principal,
+                                    Map<Uuid, String> topicNames) {
+        Map<Uuid, String> disclosed = new HashMap<>();
+        for (Uuid id : topicIds(delete)) {
+            String name = topicNames.get(id);
+            if (name != null && authorizer.allowsQuietly(principal, AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
+                disclosed.put(id, name);
+            }
+        }
+        return ResourceSplit.of(AdminResourceLists.deleteTopics(disclosed), delete, topic -> {
+            if (topic.name() != null) {
+                return topic(principal, AclOperation.DELETE, topic.name());
+            }
+            if (Uuid.ZERO_UUID.equals(topic.topicId())) {
+                return new ApiError(Errors.INVALID_REQUEST, "A topic to delete needs a name or an id, this one has "
+                        + "neither");
+            }
+            String name = topicNames.get(topic.topicId());
+            if (name == null) {
+                return new ApiError(Errors.UNKNOWN_TOPIC_ID, "No topic has the id " + topic.topicId());
+            }
+            if (authorizer.allows(principal, AclOperation.DELETE, ResourceType.TOPIC, name)) {
+                return null;
+            }
+            return new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, "Not authorized to DELETE topic "
+                    + (disclosed.containsKey(topic.topicId()) ? name : "id " + topic.topicId()));
+        });
+    }
+
+    private ApiError topic(KafkaPrincipal principal, AclOperation operation, String name) {
+        return authorizer.allows(principal, operation, ResourceType.TOPIC, name) ? null
+                : new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, "Not authorized to " + operation + " topic " + name);
+    }
+
+    /** Topic configs are checked on the topic, group configs on the group, all others on the cluster. */
+    private ApiError config(KafkaPrincipal principal, AclOperation operation, byte type, String name) {
+        ConfigResource.Type resource = ConfigResource.Type.forId(type);
+        return switch (resource) {
+            case TOPIC -> topic(principal, operation, name);
+            case GROUP -> authorizer.allows(principal, operation, ResourceType.GROUP, name) ? null
+                    : new ApiError(Errors.GROUP_AUTHORIZATION_FAILED, "Not authorized to " + operation + " group "
+                    + name);
+            case BROKER, BROKER_LOGGER, CLIENT_METRICS ->
+                    authorizer.allows(principal, operation, ResourceType.CLUSTER, Resource.CLUSTER_NAME) ? null
+                            : new ApiError(Errors.CLUSTER_AUTHORIZATION_FAILED, "Not authorized to " + operation
+                            + " the cluster, which " + resource + " configs need");
+            default -> new ApiError(Errors.INVALID_REQUEST, "Unknown config resource type " + type + " for "
+                    + name);
+        };
+    }
+}
