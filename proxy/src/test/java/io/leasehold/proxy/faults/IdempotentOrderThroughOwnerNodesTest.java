@@ -8,6 +8,7 @@ import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ProxyProcess;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,8 +38,8 @@ import org.junit.jupiter.api.Test;
  * connection on its first produce request, while the producer already has the next ones on the
  * way. The brokers must see each producer's batches of a partition in the order sent: a broker
  * that refuses a batch as out of sequence logs it, and the producers' silent retries would hide
- * it otherwise. Every partition must then hold each producer's records in order, without a gap
- * or a duplicate.
+ * it otherwise. An idempotent kcat producer (librdkafka, in-flight 5) writes alongside. Every
+ * partition must then hold each producer's records in order, without a gap or a duplicate.
  */
 class IdempotentOrderThroughOwnerNodesTest {
 
@@ -48,9 +49,11 @@ class IdempotentOrderThroughOwnerNodesTest {
     private static final int PRODUCERS = 4;
     private static final int RECORDS_PER_PRODUCER = 3_000;
     private static final String REFUSED_FOR_ORDER = "OUT_OF_ORDER_SEQUENCE_NUMBER";
+    private static final int KCAT_KEYS = 12;
+    private static final int KCAT_RECORDS = 6_000;
 
     @Test
-    void idempotentProducersBatchesReachTheOwnersInSendOrderThroughOwnerNodes() throws Exception {
+    void idempotentJavaAndKcatProducersBatchesReachTheOwnersInSendOrderThroughOwnerNodes() throws Exception {
         try (LocalCluster cluster = LocalCluster.builder("idempotent-order").brokers(1).leaseTtl(Duration.ofSeconds(5))
                 .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS))
                 .start()) {
@@ -68,6 +71,8 @@ class IdempotentOrderThroughOwnerNodesTest {
 
             List<KafkaProducer<String, String>> producers = new ArrayList<>();
             List<Future<RecordMetadata>> acks = new ArrayList<>();
+            Path kcatLog = cluster.logDir().resolve("kcat-idempotent.log");
+            Process kcat = startKcat(proxy.address(), topic, cluster.logDir(), kcatLog);
             try {
                 for (int p = 0; p < PRODUCERS; p++) {
                     producers.add(new KafkaProducer<>(idempotentProducer(proxy.address(), "ordered-" + p)));
@@ -83,15 +88,20 @@ class IdempotentOrderThroughOwnerNodesTest {
                 for (Future<RecordMetadata> ack : acks) {
                     ack.get(60, TimeUnit.SECONDS);
                 }
+                assertThat(kcat.waitFor(90, TimeUnit.SECONDS)).as("kcat delivered and exited, see %s", kcatLog).isTrue();
+                assertThat(kcat.exitValue()).as("kcat exit code, see %s", kcatLog).isZero();
+                assertThat(Files.readAllLines(kcatLog)).as("kcat output").noneMatch(line -> line.contains("Delivery failed"));
             } finally {
                 producers.forEach(producer -> producer.close(Duration.ofSeconds(10)));
+                kcat.destroyForcibly().waitFor();
             }
 
             for (BrokerProcess broker : cluster.brokers()) {
                 assertThat(refusedForOrder(broker)).as("batches broker %d refused as out of sequence", broker.id())
                         .isEmpty();
             }
-            Map<String, List<Integer>> written = readAll(proxy.address(), topic, PRODUCERS * RECORDS_PER_PRODUCER);
+            Map<String, List<Integer>> written = readAll(proxy.address(), topic,
+                    PRODUCERS * RECORDS_PER_PRODUCER + KCAT_RECORDS);
             for (int partition = 0; partition < PARTITIONS; partition++) {
                 List<Integer> sent = sentTo(partition);
                 for (int p = 0; p < PRODUCERS; p++) {
@@ -100,8 +110,17 @@ class IdempotentOrderThroughOwnerNodesTest {
                             .containsExactlyElementsOf(sent);
                 }
             }
-            System.out.printf("idempotent order: %d producers x %d records over %d partitions, owners %s%n",
-                    PRODUCERS, RECORDS_PER_PRODUCER, PARTITIONS, owners);
+            for (int key = 0; key < KCAT_KEYS; key++) {
+                String suffix = "/kcat-" + key;
+                List<String> partitionsOfKey = written.keySet().stream().filter(k -> k.endsWith(suffix)).toList();
+                assertThat(partitionsOfKey).as("partitions holding kcat key %d", key).hasSize(1);
+                int first = key;
+                assertThat(written.get(partitionsOfKey.get(0))).as("kcat records of key %d, in log order", key)
+                        .containsExactlyElementsOf(IntStream.range(0, KCAT_RECORDS)
+                                .filter(i -> i % KCAT_KEYS == first).boxed().toList());
+            }
+            System.out.printf("idempotent order: %d Java producers x %d records and kcat %d records over %d partitions,"
+                    + " owners %s%n", PRODUCERS, RECORDS_PER_PRODUCER, KCAT_RECORDS, PARTITIONS, owners);
         }
     }
 
@@ -123,6 +142,19 @@ class IdempotentOrderThroughOwnerNodesTest {
                 producer.send(new ProducerRecord<>(topic, partition, "claim", "claim")).get(60, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * An idempotent kcat (librdkafka) producer, in-flight 5, of {@link #KCAT_RECORDS} values, each
+     * keyed by its value modulo {@link #KCAT_KEYS} (a key lands on one partition), all read at once.
+     */
+    private static Process startKcat(String bootstrap, String topic, Path dir, Path log) throws IOException {
+        Path input = dir.resolve("kcat-idempotent-input.txt");
+        Files.write(input, IntStream.range(0, KCAT_RECORDS).mapToObj(i -> "kcat-" + (i % KCAT_KEYS) + ":" + i).toList());
+        return new ProcessBuilder("kcat", "-P", "-b", bootstrap, "-t", topic, "-K:", "-X", "client.id=kcat-idempotent",
+                "-X", "enable.idempotence=true", "-X", "acks=all", "-X", "max.in.flight=5", "-X", "linger.ms=5",
+                "-X", "batch.size=1024").redirectInput(input.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
     }
 
     private static Properties idempotentProducer(String bootstrap, String clientId) {
