@@ -18,13 +18,14 @@ import java.util.function.Supplier;
  * The backend connections used on behalf of one client connection (or of the proxy itself):
  * at most one per broker, opened lazily on the session's event loop. A broker handles one
  * request per connection at a time, so giving each client its own connections keeps one slow
- * client from delaying all others, and keeps each client's requests to a broker in order.
+ * client from delaying all others, and keeps each client's requests to a broker in order, those
+ * sent while the connection is still being opened included.
  */
 public final class BackendSession implements AutoCloseable {
     private final BackendConnector connector;
     private final EventLoop loop;
     private final BackendListener listener;
-    private final Map<String, CompletableFuture<BackendConnection>> connections = new HashMap<>();
+    private final Map<String, OrderedConnection> connections = new HashMap<>();
     private boolean closed;
     private boolean autoRead = true;
     private boolean lastWritable = true;
@@ -85,11 +86,11 @@ public final class BackendSession implements AutoCloseable {
         if (!loop.inEventLoop()) {
             return CompletableFuture.supplyAsync(() -> whenIdle(broker), loop).thenCompose(f -> f);
         }
-        CompletableFuture<BackendConnection> connection = connections.get(key(broker));
+        OrderedConnection connection = connections.get(key(broker));
         if (connection == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return connection.handle((c, error) -> error != null ? CompletableFuture.<Void>completedFuture(null)
+        return connection.opened().handle((c, error) -> error != null ? CompletableFuture.<Void>completedFuture(null)
                 : c.whenIdle()).thenCompose(f -> f);
     }
 
@@ -106,7 +107,7 @@ public final class BackendSession implements AutoCloseable {
             }));
             return result;
         }
-        return connection(broker).handle((connection, error) -> {
+        return connection(broker).nextTurn().handle((connection, error) -> {
             if (error != null) {
                 request.release();
                 return CompletableFuture.<R>failedFuture(error);
@@ -157,7 +158,7 @@ public final class BackendSession implements AutoCloseable {
     public void setAutoRead(boolean enabled) {
         loop.execute(() -> {
             autoRead = enabled;
-            connections.values().forEach(f -> f.thenAccept(c -> c.channel().config().setAutoRead(enabled)));
+            connections.values().forEach(f -> f.opened().thenAccept(c -> c.channel().config().setAutoRead(enabled)));
         });
     }
 
@@ -166,21 +167,21 @@ public final class BackendSession implements AutoCloseable {
     public void close() {
         loop.execute(() -> {
             closed = true;
-            List<CompletableFuture<BackendConnection>> all = new ArrayList<>(connections.values());
+            List<OrderedConnection> all = new ArrayList<>(connections.values());
             connections.clear();
-            all.forEach(f -> f.thenAccept(c -> c.channel().close()));
+            all.forEach(f -> f.opened().thenAccept(c -> c.channel().close()));
         });
     }
 
-    private CompletableFuture<BackendConnection> connection(BrokerAddress broker) {
+    private OrderedConnection connection(BrokerAddress broker) {
         String key = key(broker);
-        CompletableFuture<BackendConnection> existing = connections.get(key);
+        OrderedConnection existing = connections.get(key);
         if (existing != null) {
             return existing;
         }
-        CompletableFuture<BackendConnection> created = new CompletableFuture<>();
+        OrderedConnection created = new OrderedConnection();
         if (closed) {
-            created.completeExceptionally(new BackendUnreachableException("backend session closed", null));
+            created.fail(new BackendUnreachableException("backend session closed", null));
             return created;
         }
         connections.put(key, created);
@@ -192,10 +193,10 @@ public final class BackendSession implements AutoCloseable {
             if (f.isSuccess()) {
                 connect.channel().config().setAutoRead(autoRead);
                 connect.channel().closeFuture().addListener(c -> loop.execute(() -> connections.remove(key, created)));
-                created.complete(connection);
+                created.open(connection);
             } else {
                 connections.remove(key, created);
-                created.completeExceptionally(new BackendUnreachableException(
+                created.fail(new BackendUnreachableException(
                         "cannot connect to broker " + name + ": " + f.cause().getMessage(), f.cause()));
             }
         });
@@ -208,8 +209,8 @@ public final class BackendSession implements AutoCloseable {
 
     private void writabilityChanged() {
         boolean writable = true;
-        for (CompletableFuture<BackendConnection> f : connections.values()) {
-            BackendConnection c = f.getNow(null);
+        for (OrderedConnection f : connections.values()) {
+            BackendConnection c = f.opened().getNow(null);
             if (c != null && c.channel().isActive() && !c.channel().isWritable()) {
                 writable = false;
             }

@@ -162,6 +162,8 @@ final class PartitionWriter {
                 return AppendOutcome.appended(duplicate.firstOffset(), logStartOffset);
             }
             if (check instanceof ProducerStates.Check.Reject reject) {
+                // Clients retry these silently, so only the broker's log shows batches that arrived out of order.
+                LOG.warn("refused a batch for {}-{}: {}, {}", topic.name(), partition, reject.error(), reject.message());
                 return AppendOutcome.failed(reject.error(), reject.message());
             }
         }
