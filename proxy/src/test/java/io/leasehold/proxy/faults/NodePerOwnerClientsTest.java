@@ -3,14 +3,13 @@ package io.leasehold.proxy.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.BrokerProcess;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.KafkajsConsumer;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ProxyProcess;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,11 +21,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
@@ -89,28 +86,9 @@ class NodePerOwnerClientsTest {
     /** Node-per-owner on a fresh block of free loopback ports, one per broker id. */
     private static Map<String, String> nodePerOwner() {
         return Map.of("LEASEHOLD_PRESENTATION_MODE", "node-per-owner",
-                "LEASEHOLD_PRESENTATION_NODE_PORT_BASE", Integer.toString(freePortBlock(BROKERS)),
+                "LEASEHOLD_PRESENTATION_NODE_PORT_BASE", Integer.toString(LoopbackPorts.consecutive(BROKERS)),
                 "LEASEHOLD_PRESENTATION_FIRST_NODE_ID", Integer.toString(FIRST_BROKER_ID),
                 "LEASEHOLD_PRESENTATION_NODE_COUNT", Integer.toString(BROKERS));
-    }
-
-    /** The first of {@code count} consecutive ports free on loopback now, below the ephemeral range. */
-    private static int freePortBlock(int count) {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int base = ThreadLocalRandom.current().nextInt(20_000, 32_000);
-            if (IntStream.range(base, base + count).allMatch(NodePerOwnerClientsTest::isFree)) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no " + count + " consecutive free loopback ports in 20000..32000");
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
-        } catch (IOException taken) {
-            return false;
-        }
     }
 
     @Test
