@@ -44,16 +44,16 @@ class LoopbackPortsTest {
     @Test
     void aPortSomeoneListensOnIsSkipped() throws Exception {
         try (ServerSocket held = new ServerSocket(SCRATCH + 100, 1, InetAddress.getLoopbackAddress())) {
-            PortBlock block = new PortBlock(SCRATCH + 100, 10, 0);
+            PortBlock block = new PortBlock(held.getLocalPort(), 10, 0);
 
-            assertThat(block.take(1)[0]).isEqualTo(SCRATCH + 101);
+            assertThat(block.take(1)[0]).isEqualTo(held.getLocalPort() + 1);
         }
     }
 
     @Test
     void aConsecutiveRunStartsAfterAHeldPortAndDoesNotWrapPastTheBlock() throws Exception {
         try (ServerSocket held = new ServerSocket(SCRATCH + 202, 1, InetAddress.getLoopbackAddress())) {
-            PortBlock block = new PortBlock(SCRATCH + 200, 10, 0);
+            PortBlock block = new PortBlock(held.getLocalPort() - 2, 10, 0);
 
             assertThat(block.consecutive(3)).isEqualTo(SCRATCH + 203);
             assertThat(block.consecutive(3)).isEqualTo(SCRATCH + 206);

@@ -89,7 +89,7 @@ public final class PortBlock {
 
     private static boolean bindable(int port) {
         try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
+            return probe.isBound();
         } catch (IOException taken) {
             return false;
         }
