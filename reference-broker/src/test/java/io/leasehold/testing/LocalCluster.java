@@ -5,6 +5,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -144,7 +145,7 @@ public final class LocalCluster implements AutoCloseable {
      */
     public synchronized ProxyProcess startProxy(Map<String, String> environment) {
         int index = proxies.size() + 1;
-        int[] ports = EtcdServer.freePorts(2);
+        int[] ports = LoopbackPorts.take(2);
         int port = ports[0];
         int adminPort = ports[1];
         Path config = workDir.resolve("proxy-" + index + ".yaml");
@@ -267,7 +268,7 @@ public final class LocalCluster implements AutoCloseable {
         if (existing != null && existing.isAlive()) {
             throw new IllegalStateException("broker " + id + " is already running: " + existing);
         }
-        int port = brokerPorts.computeIfAbsent(id, unused -> EtcdServer.freePort());
+        int port = brokerPorts.computeIfAbsent(id, unused -> LoopbackPorts.take());
         List<String> arguments = new ArrayList<>(List.of("--id", Integer.toString(id), "--host", HOST,
                 "--port", Integer.toString(port), "--etcd", etcd.endpoint(), "--data-dir", storageDir.toString(),
                 "--prefix", settings.prefix(), "--lease-ttl", seconds(settings.leaseTtl()), "--ownership", settings.ownership()));

@@ -1,6 +1,6 @@
 package io.leasehold.bench.cluster;
 
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -47,7 +47,7 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public static KafkaCluster start(String classpath, int size, Path logDir) {
         String clusterId = Uuid.randomUuid().toString();
-        int controllerPort = EtcdServer.freePort();
+        int controllerPort = LoopbackPorts.take();
         List<KafkaNode.Prepared> prepared = new ArrayList<>();
         List<KafkaNode> started = new ArrayList<>();
         try {

@@ -1,6 +1,6 @@
 package io.leasehold.bench.cluster;
 
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
@@ -44,7 +44,7 @@ public final class KafkaNode implements AutoCloseable {
     record Layout(int id, int port, boolean controller, int controllerId, int controllerPort) {
 
         static Layout of(int id, int controllerId, int controllerPort) {
-            return new Layout(id, EtcdServer.freePort(), id == controllerId, controllerId, controllerPort);
+            return new Layout(id, LoopbackPorts.take(), id == controllerId, controllerId, controllerPort);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.leasehold.bench.cluster;
 
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,7 +32,7 @@ public final class KroxyliciousInstance {
     public static LaunchedProxy start(String classpath, List<String> backendBootstrap, int firstNodeId,
             int nodeCount, Path logDir) {
         Path baseDir = LaunchedProxy.directory("leasehold-bench-kroxylicious-");
-        int port = FreePorts.consecutive(nodeCount + 1);
+        int port = LoopbackPorts.consecutive(nodeCount + 1);
         Path config = baseDir.resolve("kroxylicious.yaml");
         LaunchedProxy.writeConfig(baseDir, config, yaml(backendBootstrap, port, firstNodeId, nodeCount));
         return LaunchedProxy.start("kroxylicious", new JavaCommand(classpath, JVM_OPTIONS), MAIN_CLASS,

@@ -1,5 +1,6 @@
 package io.leasehold.bench.cluster;
 
+import io.leasehold.routing.testing.LoopbackPorts;
 import java.util.Locale;
 
 /**
@@ -15,7 +16,7 @@ public record Presentation(String mode, int firstNodeId, int nodeCount, int node
 
     /** One node per backend broker id in {@code firstNodeId .. firstNodeId + nodeCount - 1}, on free ports. */
     public static Presentation nodePerOwner(int firstNodeId, int nodeCount) {
-        return new Presentation("node-per-owner", firstNodeId, nodeCount, FreePorts.consecutive(nodeCount));
+        return new Presentation("node-per-owner", firstNodeId, nodeCount, LoopbackPorts.consecutive(nodeCount));
     }
 
     /** Whether {@code port} is one of the node ports (the proxy's own ports must not be). */

@@ -1,7 +1,7 @@
 package io.leasehold.bench.cluster;
 
 import io.leasehold.routing.keys.KeySchema;
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ProxyConfigYaml;
 import java.nio.file.Path;
@@ -43,9 +43,9 @@ public final class ProxyInstance {
 
     /** A free port that is not one of the node ports, which were only free when they were picked. */
     private static int freePortOutside(Presentation presentation) {
-        int port = EtcdServer.freePort();
+        int port = LoopbackPorts.take();
         while (presentation.isNodePort(port)) {
-            port = EtcdServer.freePort();
+            port = LoopbackPorts.take();
         }
         return port;
     }

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -43,6 +44,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * malformed, and ownership moves once, not continuously. The produce latency alert is left out
  * of both checks (see {@link #SPEED_ALERT}). Then every dashboard panel's query must return data.
  */
+// Serial: asserts alerts fire and resolve within short rule windows.
+@Tag("serial")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PrometheusAlertsEndToEndTest {

@@ -12,7 +12,7 @@ import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.testing.TestCertificates;
 import io.leasehold.proxy.testing.TlsEtcd;
 import io.leasehold.routing.keys.KeySchema;
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ManagedProcess;
 import java.net.URI;
@@ -68,7 +68,7 @@ class EtcdTlsTest {
                 assertThatThrownBy(() -> read(wrong)).as("wrong password").hasMessageContaining("UNAUTHENTICATED");
             }
 
-            int adminPort = EtcdServer.freePort();
+            int adminPort = LoopbackPorts.take();
             Path config = Files.writeString(dir.resolve("proxy.yaml"), """
                     listener: { host: 127.0.0.1, port: 0, advertisedHost: 127.0.0.1, advertisedPort: 0 }
                     etcd:

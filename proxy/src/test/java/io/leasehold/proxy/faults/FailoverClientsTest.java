@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +39,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * recovery). Runs with {@code fetch.max.wait.ms} 20 and with the default 500; the numbers per
  * client go to {@code target/failover-clients-report.md}.
  */
+// Serial: asserts the longest read stall stays within the lease TTL plus a timing allowance.
+@Tag("serial")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FailoverClientsTest {
 

@@ -46,6 +46,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -65,6 +66,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>{@code -Dleasehold.faults.ownership=none} runs the same scenarios against legacy brokers
  * without ownership, to see the assertions fail (they must).
  */
+// Serial: asserts failover within the lease TTL plus a timing allowance.
+@Tag("serial")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultScenariosTest {

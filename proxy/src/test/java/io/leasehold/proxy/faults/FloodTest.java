@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * memory, and once the broker continues every record is acknowledged and a fresh
  * client's produce and fetch work.
  */
+// Serial: floods the proxy with every core it can get; beside another class it would starve that one and be starved.
+@Tag("serial")
 class FloodTest {
 
     private static final int PRODUCERS = 12;

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * deadlines close every hostile socket afterwards (the attacker never closes the idle and
  * trickling ones), and a new client works.
  */
+// Serial: asserts throughput kept against its own baseline, which a second busy test JVM would skew.
+@Tag("serial")
 class HostileLoadTest {
     /** The attacker's own JVM: small, so it takes no more of the machine than it needs. */
     private static final List<String> ATTACKER_JVM = List.of("-Xmx128m", "-XX:+UseSerialGC");

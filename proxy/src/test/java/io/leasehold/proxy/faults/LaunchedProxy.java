@@ -1,6 +1,6 @@
 package io.leasehold.proxy.faults;
 
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
@@ -33,7 +33,7 @@ final class LaunchedProxy implements AutoCloseable {
     /** Starts a proxy JVM with {@code jvm} options and {@code overrides}, and waits for its READY line. */
     static LaunchedProxy start(LocalCluster cluster, Path dir, String name, JavaCommand jvm,
                                Map<String, String> overrides) {
-        int[] ports = EtcdServer.freePorts(2);
+        int[] ports = LoopbackPorts.take(2);
         int port = ports[0];
         int adminPort = ports[1];
         Path config = dir.resolve(name + ".yaml");

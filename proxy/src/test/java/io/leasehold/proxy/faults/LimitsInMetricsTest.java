@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ManagedProcess;
 import java.io.ByteArrayOutputStream;
@@ -36,7 +37,7 @@ class LimitsInMetricsTest {
     @Test
     void configuredLimitsCloseOffendingConnectionsAndAreCountedInMetrics() throws Exception {
         try (EtcdServer etcd = EtcdServer.start()) {
-            int[] ports = EtcdServer.freePorts(2);
+            int[] ports = LoopbackPorts.take(2);
             int port = ports[0];
             int adminPort = ports[1];
             Path config = Files.writeString(dir.resolve("proxy.yaml"), """

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -44,12 +45,6 @@ class NodePortsTest {
                 Duration.ofSeconds(10)), null, new MemoryBudget(Long.MAX_VALUE));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return probe.getLocalPort();
-        }
-    }
-
     /**
      * Whether {@code port} can be bound again within a few seconds: a closed listener's port is
      * released after its close completes, and another process's short-lived loopback connection
@@ -73,8 +68,8 @@ class NodePortsTest {
 
     @Test
     void everyNodePortAnswersLikeTheBootstrapPortAndCountsItsOwnConnections() throws Exception {
-        int node0 = freePort();
-        int node1 = freePort();
+        int node0 = LoopbackPorts.take();
+        int node1 = LoopbackPorts.take();
         FrontendServer server = server(List.of(new FrontendServer.NodePort("node-0", node0),
                 new FrontendServer.NodePort("node-1", node1)));
         try {
@@ -96,7 +91,7 @@ class NodePortsTest {
     @Test
     void aNodePortThatCannotBeBoundFailsTheStartAndLeavesNoPortListening() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            int free = freePort();
+            int free = LoopbackPorts.take();
             FrontendServer server = server(List.of(new FrontendServer.NodePort("node-0", free),
                     new FrontendServer.NodePort("node-1", taken.getLocalPort())));
             assertThatThrownBy(server::start).hasMessageContaining("Address already in use");
@@ -107,7 +102,7 @@ class NodePortsTest {
 
     @Test
     void aDrainClosesTheNodePortsToo() throws Exception {
-        int node = freePort();
+        int node = LoopbackPorts.take();
         FrontendServer server = server(List.of(new FrontendServer.NodePort("node-7", node)));
         server.start();
         try (Socket socket = new Socket("127.0.0.1", node)) {

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.Test;
  * a time do not count as activity, a busy connection is not idle, and one client address holds
  * only its share of the slots.
  */
+// Serial: asserts closes within 1.5 s timeouts, well before a 2.5 s one.
+@Tag("serial")
 class SlowClientLimitsTest {
     /** Far above a loaded machine's scheduling stalls, far below the trickle below. */
     private static final Duration FIRST_REQUEST = Duration.ofMillis(1500);

@@ -9,7 +9,7 @@ import io.leasehold.proxy.testing.KafkajsRun;
 import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestTokens;
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
@@ -98,7 +98,7 @@ class OAuthBearerEndToEndTest {
     }
 
     private Proxy startProxy(String name) throws IOException {
-        int[] ports = EtcdServer.freePorts(2);
+        int[] ports = LoopbackPorts.take(2);
         int port = ports[0];
         int adminPort = ports[1];
         Path config = Files.writeString(dir.resolve(name + ".yaml"), """

@@ -1,6 +1,6 @@
 package io.leasehold.proxy.testing;
 
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ManagedProcess;
@@ -110,7 +110,7 @@ public final class ConfiguredProxy implements AutoCloseable {
 
         /** Writes the config, starts the proxy JVM and waits for its READY line. */
         public ConfiguredProxy start() {
-            int[] ports = EtcdServer.freePorts(2);
+            int[] ports = LoopbackPorts.take(2);
             int port = ports[0];
             int adminPort = ports[1];
             Path config = dir.resolve(name + ".yaml");

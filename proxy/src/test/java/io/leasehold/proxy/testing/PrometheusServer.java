@@ -2,7 +2,7 @@ package io.leasehold.proxy.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.ManagedProcess;
 
 import java.io.IOException;
@@ -67,7 +67,7 @@ public final class PrometheusServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not write Prometheus's configuration", e);
         }
-        int port = EtcdServer.freePort();
+        int port = LoopbackPorts.take();
         ManagedProcess process = ManagedProcess.start("prometheus", List.of("prometheus",
                 "--config.file=" + dir.resolve("prometheus.yaml"),
                 "--storage.tsdb.path=" + dir.resolve("data"),

@@ -1,6 +1,7 @@
 package io.leasehold.proxy.testing;
 
 import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,13 +16,13 @@ public final class TlsEtcd implements AutoCloseable {
 
     private final String binary;
     private final TestCertificates certs;
-    private final int clientPort = EtcdServer.freePort();
+    private final int clientPort = LoopbackPorts.take();
     private final Process process;
 
     private TlsEtcd(String binary, Path dir, TestCertificates certs) throws IOException {
         this.binary = binary;
         this.certs = certs;
-        int peerPort = EtcdServer.freePort();
+        int peerPort = LoopbackPorts.take();
         List<String> command = List.of(binary, "--name", "tls-test", "--data-dir", dir.resolve("data").toString(),
                 "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
                 "--listen-peer-urls", "http://127.0.0.1:" + peerPort,

@@ -3,8 +3,6 @@ package io.leasehold.routing.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real etcd server process on free loopback ports with its own temporary data directory, for
+ * A real etcd server process on free loopback ports (from {@link LoopbackPorts}) with its own temporary data directory, for
  * tests. It can be stopped and restarted on the same data and ports (fault tests), and {@link
  * #close()} kills it and deletes the data directory.
  *
@@ -48,7 +46,7 @@ public final class EtcdServer implements AutoCloseable {
     public static EtcdServer start() {
         try {
             Path base = Files.createTempDirectory("leasehold-etcd-");
-            int[] ports = freePorts(2);
+            int[] ports = LoopbackPorts.take(2);
             EtcdServer server = new EtcdServer(findBinary(), base.resolve("data"), ports[0], ports[1]);
             server.launch();
             return server;
@@ -254,41 +252,6 @@ public final class EtcdServer implements AutoCloseable {
             }
         }
         throw new IllegalStateException("scripts/ensure-etcd not found above " + Path.of("").toAbsolutePath());
-    }
-
-    /**
-     * {@code count} distinct free loopback ports, found by binding port 0 that many times at once:
-     * separate {@link #freePort()} calls may get the same port back, since each releases it before
-     * the next asks.
-     */
-    public static int[] freePorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no " + count + " free loopback ports", e);
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // Closing an unused listening socket cannot lose anything.
-                }
-            }
-        }
-    }
-
-    /** A free loopback port, found by binding port 0; etcd binds it a moment later. */
-    public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
-        }
     }
 
     private static void sleep(long millis) {
