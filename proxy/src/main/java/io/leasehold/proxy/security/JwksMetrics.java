@@ -19,7 +19,7 @@ public final class JwksMetrics {
     }
 
     /** The keys from {@code source} were loaded ({@code true}), or could not be and the old ones stayed. */
-    void refreshed(String source, boolean success) {
+    public void refreshed(String source, boolean success) {
         String outcome = success ? "success" : "failure";
         counters.computeIfAbsent(source + '/' + outcome, key -> Counter.builder("leasehold.jwks.refreshes")
                 .description("Loads of the OAUTHBEARER token signing keys (JWKS) by source and outcome; a failure "
