@@ -27,6 +27,7 @@ import io.leasehold.proxy.routing.OwnerRouter;
 import io.leasehold.proxy.routing.ProxyIdentity;
 import io.leasehold.proxy.routing.RequestRouter;
 import io.leasehold.proxy.security.AuthenticationMetrics;
+import io.leasehold.proxy.security.JwksMetrics;
 import io.leasehold.proxy.security.OAuthBearerSettings;
 import io.leasehold.proxy.security.SaslGate;
 import io.leasehold.proxy.security.SaslSettings;
@@ -113,10 +114,10 @@ public final class LeaseholdProxy implements AutoCloseable {
         if (users != null) {
             users.reloadWith(mountedFiles);
         }
-        if (tokenKeys != null) {
-            tokenKeys.keepCurrent(mountedFiles);
-        }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        if (tokenKeys != null) {
+            tokenKeys.keepCurrent(mountedFiles, new JwksMetrics(registry));
+        }
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindRoutingTable(watcher);
         this.routingMode = new RoutingMode(watcher);

@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    /** A token with an unknown key id fetches the JWKS URL early at most this often. */
+    private static final Duration JWKS_EARLY_FETCH_SPACING = Duration.ofSeconds(10);
     private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE"
             + " | users add NAME (password on standard input)";
     /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
@@ -89,8 +91,8 @@ public final class Main {
     private static VerificationKeys loadTokenKeys(ProxyConfig.OAuthBearer oauthBearer, List<String> problems) {
         try {
             return oauthBearer.jwksFile() != null ? JwksFile.load(oauthBearer.jwksFile())
-                    : JwksUrl.start(oauthBearer.jwksUrl(), oauthBearer.jwksCaFile(),
-                            oauthBearer.jwksRefreshInterval(), oauthBearer.jwksFetchTimeout());
+                    : JwksUrl.of(oauthBearer.jwksUrl(), oauthBearer.jwksCaFile(), new JwksUrl.Timing(
+                            oauthBearer.jwksRefreshInterval(), oauthBearer.jwksFetchTimeout(), JWKS_EARLY_FETCH_SPACING));
         } catch (JwksException e) {
             problems.addAll(e.problems());
             return null;

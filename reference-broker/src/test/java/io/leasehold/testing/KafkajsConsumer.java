@@ -5,7 +5,9 @@ import io.leasehold.audit.RecordIdentity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,8 +36,8 @@ public final class KafkajsConsumer implements AutoCloseable {
     private final AtomicInteger joins = new AtomicInteger();
     private final KafkajsProcess client;
 
-    private KafkajsConsumer(String name, List<String> arguments, Path logDir) {
-        this.client = KafkajsProcess.start(name, arguments, logDir, this::onEvent);
+    private KafkajsConsumer(String name, List<String> arguments, Map<String, String> environment, Path logDir) {
+        this.client = KafkajsProcess.start(name, arguments, environment, logDir, this::onEvent);
     }
 
     /**
@@ -43,8 +45,19 @@ public final class KafkajsConsumer implements AutoCloseable {
      * {@code bootstrap}, with fetches that wait at most {@code maxWait} on the broker.
      */
     public static KafkajsConsumer start(String name, String bootstrap, String topic, String group, Duration maxWait, Path logDir) {
-        return new KafkajsConsumer(name, List.of("consume", "--brokers", bootstrap, "--topic", topic, "--group", group,
-                "--client-id", name, "--max-wait-ms", Long.toString(maxWait.toMillis())), logDir);
+        return start(name, bootstrap, topic, group, maxWait, logDir, List.of(), Map.of());
+    }
+
+    /**
+     * Like {@link #start(String, String, String, String, Duration, Path)}, with further client
+     * {@code options} (e.g. {@code --sasl-mechanism oauthbearer}) and their {@code environment}.
+     */
+    public static KafkajsConsumer start(String name, String bootstrap, String topic, String group, Duration maxWait,
+                                        Path logDir, List<String> options, Map<String, String> environment) {
+        List<String> arguments = new ArrayList<>(List.of("consume", "--brokers", bootstrap, "--topic", topic, "--group",
+                group, "--client-id", name, "--max-wait-ms", Long.toString(maxWait.toMillis())));
+        arguments.addAll(options);
+        return new KafkajsConsumer(name, arguments, environment, logDir);
     }
 
     /** Every record received so far, in arrival order. */

@@ -43,12 +43,17 @@ public final class JwksFile implements VerificationKeys {
 
     /** Has {@code watcher} reload the keys when the file changes. */
     @Override
-    public void keepCurrent(MountedFileWatcher watcher) {
+    public void keepCurrent(MountedFileWatcher watcher, JwksMetrics metrics) {
         watcher.watch("JWKS file", loaded, contents -> {
             List<JsonWebKey> parsed = JwksDocument.parse(contents.text(0), path.toString());
             keys = parsed;
             return parsed.size() + " keys";
-        }, MountedFileWatcher.Outcomes.UNCOUNTED);
+        }, usable -> metrics.refreshed("file", usable));
+    }
+
+    /** Nothing to do: a new key arrives with the file's next change, which the watcher picks up. */
+    @Override
+    public void keyNotFound() {
     }
 
     /** Nothing to release: the watcher owns the thread. */

@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.jose4j.jwk.JsonWebKey;
@@ -27,48 +28,66 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Token signing keys from an identity provider's {@code https} JWKS URL
- * ({@code listener.sasl.oauthbearer.jwksUrl}), fetched on a thread of its own right away and then
- * every refresh interval, each fetch bounded by the fetch timeout, so no event loop ever waits for
- * it. A failed fetch or an unusable answer is logged (once per distinct problem) and the previous
- * keys stay in force; until the first good fetch there are none and every token is refused.
+ * ({@code listener.sasl.oauthbearer.jwksUrl}), fetched on a thread of its own from
+ * {@link #keepCurrent} on and then every refresh interval, each fetch bounded by the fetch timeout,
+ * so no event loop ever waits for it. A token naming an unknown key id brings the next fetch
+ * forward, at most once per early-fetch spacing since the last fetch, since an identity provider
+ * may sign with a key it published after that fetch (as Kafka's own JWKS client does); a flood of
+ * made-up key ids cannot turn into a flood of fetches. A failed fetch or an unusable answer is
+ * logged (once per distinct problem) and counted, and the previous keys stay in force; until the
+ * first good fetch there are none and every token is refused.
  */
 public final class JwksUrl implements VerificationKeys {
     private static final Logger LOG = LoggerFactory.getLogger(JwksUrl.class);
 
     private final URI url;
+    private final Duration refresh;
     private final Duration fetchTimeout;
+    private final Duration earlyFetchSpacing;
     private final HttpClient client;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread fetcher = new Thread(runnable, "leasehold-jwks-fetch");
         fetcher.setDaemon(true);
         return fetcher;
     });
+    private final AtomicLong lastFetchStartNanos = new AtomicLong();
     private volatile List<JsonWebKey> keys = List.of();
+    private volatile JwksMetrics metrics;
     /** The last key set installed and the last problem reported; only the fetching thread touches them. */
     private String lastBody;
     private String lastProblem;
 
-    private JwksUrl(URI url, Duration fetchTimeout, HttpClient client) {
+    private JwksUrl(URI url, Timing timing, HttpClient client) {
         this.url = url;
-        this.fetchTimeout = fetchTimeout;
+        this.refresh = timing.refresh();
+        this.fetchTimeout = timing.fetchTimeout();
+        this.earlyFetchSpacing = timing.earlyFetchSpacing();
         this.client = client;
+        // Counted from creation, so an unknown key id cannot fetch before keepCurrent's first fetch.
+        lastFetchStartNanos.set(System.nanoTime());
     }
 
     /**
-     * Starts fetching {@code url} now and every {@code refresh}.
+     * When the URL is fetched: every {@code refresh}, each fetch given up after {@code fetchTimeout},
+     * and brought forward for an unknown key id only when the last fetch started at least
+     * {@code earlyFetchSpacing} ago.
+     */
+    public record Timing(Duration refresh, Duration fetchTimeout, Duration earlyFetchSpacing) {
+    }
+
+    /**
+     * A key source for {@code url}; fetching starts with {@link #keepCurrent}.
      *
      * @param caFile the CA that signs the URL's certificate, or {@code null} for the JVM's trust store
      * @throws JwksException when {@code caFile} is not usable
      */
-    public static JwksUrl start(URI url, Path caFile, Duration refresh, Duration fetchTimeout) throws JwksException {
-        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(fetchTimeout)
+    public static JwksUrl of(URI url, Path caFile, Timing timing) throws JwksException {
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timing.fetchTimeout())
                 .followRedirects(HttpClient.Redirect.NEVER);
         if (caFile != null) {
             client.sslContext(trusting(caFile));
         }
-        JwksUrl jwks = new JwksUrl(url, fetchTimeout, client.build());
-        jwks.thread.scheduleWithFixedDelay(jwks::fetch, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
-        return jwks;
+        return new JwksUrl(url, timing, client.build());
     }
 
     @Override
@@ -76,12 +95,26 @@ public final class JwksUrl implements VerificationKeys {
         return keys;
     }
 
-    /** Nothing to do: the keys are refreshed by this object's own thread. */
+    /** Fetches the URL now and every refresh interval from then on, counting each fetch in {@code metrics}. */
     @Override
-    public void keepCurrent(MountedFileWatcher watcher) {
+    public void keepCurrent(MountedFileWatcher watcher, JwksMetrics metrics) {
+        this.metrics = metrics;
+        thread.scheduleWithFixedDelay(this::fetch, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Fetches the URL at once unless the last fetch started less than the early-fetch spacing ago. */
+    @Override
+    public void keyNotFound() {
+        long last = lastFetchStartNanos.get();
+        long now = System.nanoTime();
+        if (now - last >= earlyFetchSpacing.toNanos() && lastFetchStartNanos.compareAndSet(last, now)) {
+            LOG.info("A token names a key id not in the JWKS from {}: fetching it again now", url);
+            thread.execute(this::fetch);
+        }
     }
 
     private void fetch() {
+        lastFetchStartNanos.set(System.nanoTime());
         String problem;
         try {
             HttpResponse<String> response = client.send(HttpRequest.newBuilder(url).timeout(fetchTimeout)
@@ -96,6 +129,7 @@ public final class JwksUrl implements VerificationKeys {
             keys = fetched;
             lastBody = response.body();
             lastProblem = null;
+            metrics.refreshed("url", true);
             return;
         } catch (JwksException e) {
             problem = e.getMessage();
@@ -105,6 +139,7 @@ public final class JwksUrl implements VerificationKeys {
             Thread.currentThread().interrupt();
             return;
         }
+        metrics.refreshed("url", false);
         if (!Objects.equals(problem, lastProblem)) {
             LOG.warn("Keeping the previous {} JWKS keys: {}", keys.size(), problem);
             lastProblem = problem;

@@ -2,6 +2,8 @@ package io.leasehold.proxy.security;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import org.jose4j.jwk.JsonWebKey;
 import org.jose4j.jwa.AlgorithmConstraints;
 import org.jose4j.jws.AlgorithmIdentifiers;
 import org.jose4j.jwt.JwtClaims;
@@ -46,10 +48,17 @@ final class TokenValidator {
      * @throws AuthenticationFailure with the reason ("token_expired", "bad_signature", ...) when it is not valid
      */
     ValidatedToken validate(String jwt) throws AuthenticationFailure {
+        List<JsonWebKey> keys = rules.keys().current();
+        if (keys.isEmpty()) {
+            throw new AuthenticationFailure("no_keys", "invalid token: no token signing keys are loaded yet");
+        }
         JwtClaims claims;
         try {
-            claims = consumer().processToClaims(jwt);
+            claims = consumer(keys).processToClaims(jwt);
         } catch (InvalidJwtException e) {
+            if (e.getCause() instanceof UnresolvableKeyException) {
+                rules.keys().keyNotFound();
+            }
             throw new AuthenticationFailure(reason(e), "invalid token: " + e.getOriginalMessage());
         } catch (RuntimeException e) {
             // jose4j's parsing of hostile input may fail in ways it does not wrap.
@@ -67,13 +76,13 @@ final class TokenValidator {
         }
     }
 
-    private JwtConsumer consumer() {
+    private JwtConsumer consumer(List<JsonWebKey> keys) {
         JwtConsumerBuilder builder = new JwtConsumerBuilder()
                 .setRequireExpirationTime()
                 .setAllowedClockSkewInSeconds(Math.toIntExact(rules.clockSkew().toSeconds()))
                 .setEvaluationTime(NumericDate.fromMilliseconds(clock.millis()))
                 .setJwsAlgorithmConstraints(SIGNATURE_ALGORITHMS)
-                .setVerificationKeyResolver(new JwksVerificationKeyResolver(rules.keys().current()));
+                .setVerificationKeyResolver(new JwksVerificationKeyResolver(keys));
         if (rules.issuer() != null) {
             builder.setExpectedIssuer(rules.issuer());
         }

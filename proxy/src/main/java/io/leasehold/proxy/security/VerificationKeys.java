@@ -12,8 +12,17 @@ public interface VerificationKeys extends AutoCloseable {
     /** The keys in force now (empty while none could be loaded). */
     List<JsonWebKey> current();
 
-    /** Keeps the keys current from now on: through {@code watcher} for a file, by its own refreshing otherwise. */
-    void keepCurrent(MountedFileWatcher watcher);
+    /**
+     * Keeps the keys current from now on, counting each load in {@code metrics}: through
+     * {@code watcher} for a file, by its own fetching otherwise.
+     */
+    void keepCurrent(MountedFileWatcher watcher, JwksMetrics metrics);
+
+    /**
+     * A token named a key id that no key in force has: the identity provider may have published a
+     * new key since the keys were last loaded. Returns at once; never does I/O on the caller's thread.
+     */
+    void keyNotFound();
 
     /** Stops refreshing the keys. */
     @Override

@@ -3,6 +3,7 @@ package io.leasehold.proxy.admin;
 import io.leasehold.proxy.frontend.MemoryBudget;
 
 import io.leasehold.proxy.security.AuthenticationMetrics;
+import io.leasehold.proxy.security.JwksMetrics;
 import io.leasehold.proxy.tls.CertificateExpiryMetrics;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
@@ -121,6 +122,7 @@ class ProxyMetricsTest {
         metrics.connectionRefused("max_connections");
         metrics.tlsHandshakeFailed("not_tls");
         new AuthenticationMetrics(registry).succeeded("PLAIN");
+        new JwksMetrics(registry).refreshed("url", true);
         metrics.connectionTimedOut("first_request");
         metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
         metrics.listenerConnectionAccepted("node-3");

@@ -37,16 +37,20 @@ final class ClusterReads {
      * filled here from what {@code kafkajs} received.
      */
     static void awaitRead(List<ReadLog> readers, KafkajsConsumer kafkajs, Set<String> wanted, Duration within) {
-        ReadLog kafkajsReads = readers.get(readers.size() - 1);
         await().atMost(within).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            List<KafkajsConsumer.Received> received = kafkajs.received();
-            for (int i = kafkajsReads.count(); i < received.size(); i++) {
-                KafkajsConsumer.Received r = received.get(i);
-                kafkajsReads.read(r.value(), r.partition(), r.receivedAtMillis());
-            }
+            copyKafkajs(kafkajs, readers.get(readers.size() - 1));
             for (ReadLog reader : readers) {
                 assertThat(reader.missing(wanted)).as(reader.reader() + " records not read yet").isEmpty();
             }
         });
+    }
+
+    /** Adds to {@code into} the records {@code kafkajs} received since the last copy. */
+    static void copyKafkajs(KafkajsConsumer kafkajs, ReadLog into) {
+        List<KafkajsConsumer.Received> received = kafkajs.received();
+        for (int i = into.count(); i < received.size(); i++) {
+            KafkajsConsumer.Received r = received.get(i);
+            into.read(r.value(), r.partition(), r.receivedAtMillis());
+        }
     }
 }

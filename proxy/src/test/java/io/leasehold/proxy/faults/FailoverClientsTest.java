@@ -148,7 +148,7 @@ class FailoverClientsTest {
                 acked.addAll(kcatWriter.sent());
             }
             await().atMost(PROGRESS).pollInterval(Duration.ofMillis(200)).until(() -> {
-                copyKafkajs(kafkajs, kafkajsReads);
+                ClusterReads.copyKafkajs(kafkajs, kafkajsReads);
                 return javaReader.log().missing(acked).isEmpty() && kcatReader.log().missing(acked).isEmpty()
                         && kafkajsReads.missing(acked).isEmpty();
             });
@@ -195,14 +195,6 @@ class FailoverClientsTest {
         return value < 0 ? "-" : Long.toString(value);
     }
 
-    private static void copyKafkajs(KafkajsConsumer kafkajs, ReadLog into) {
-        List<KafkajsConsumer.Received> received = kafkajs.received();
-        for (int i = into.count(); i < received.size(); i++) {
-            KafkajsConsumer.Received r = received.get(i);
-            into.read(r.value(), r.partition(), r.receivedAtMillis());
-        }
-    }
-
     /** Waits until each reader read {@code more} further records. */
     private static void awaitEveryReader(List<ReadLog> live, KafkajsConsumer kafkajs, int more) {
         List<Integer> targets = live.stream().map(r -> r.count() + more).toList();
@@ -216,7 +208,7 @@ class FailoverClientsTest {
     private static void awaitResumed(List<ReadLog> live, KafkajsConsumer kafkajs, long faultAt, Set<Integer> partitions) {
         ReadLog kafkajsReads = new ReadLog("kafkajs");
         await().atMost(PROGRESS).pollInterval(Duration.ofMillis(100)).until(() -> {
-            copyKafkajs(kafkajs, kafkajsReads);
+            ClusterReads.copyKafkajs(kafkajs, kafkajsReads);
             return live.stream().allMatch(r -> r.resumedAfterMillis(faultAt, partitions) >= 0)
                     && kafkajsReads.resumedAfterMillis(faultAt, partitions) >= 0;
         });

@@ -3,6 +3,7 @@ package io.leasehold.proxy.faults;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,7 +28,14 @@ public final class JavaWriter implements AutoCloseable {
     private volatile boolean stopping;
 
     public JavaWriter(String bootstrap, String topic, int partitions, long intervalMillis) {
+        this(bootstrap, topic, partitions, intervalMillis, Map.of());
+    }
+
+    /** Like {@link #JavaWriter(String, String, int, long)}, with further producer {@code settings} (e.g. SASL). */
+    public JavaWriter(String bootstrap, String topic, int partitions, long intervalMillis,
+                      Map<String, Object> settings) {
         Properties properties = new Properties();
+        properties.putAll(settings);
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, "java-writer");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);

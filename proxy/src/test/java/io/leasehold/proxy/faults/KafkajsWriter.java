@@ -5,6 +5,7 @@ import io.leasehold.testing.KafkajsProcess;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,8 +31,19 @@ final class KafkajsWriter {
     private volatile boolean stopping;
 
     KafkajsWriter(String bootstrap, String topic, long intervalMillis, Path logDir) {
-        client = KafkajsProcess.start("kafkajs-producer-" + topic, List.of("produce", "--brokers", bootstrap, "--topic",
-                topic, "--client-id", "kafkajs-writer", "--acks", "-1"), logDir, this::event);
+        this(bootstrap, topic, intervalMillis, logDir, List.of(), Map.of());
+    }
+
+    /**
+     * Like {@link #KafkajsWriter(String, String, long, Path)}, with further client {@code options}
+     * (e.g. {@code --sasl-mechanism oauthbearer}) and their {@code environment} (the token).
+     */
+    KafkajsWriter(String bootstrap, String topic, long intervalMillis, Path logDir, List<String> options,
+                  Map<String, String> environment) {
+        List<String> arguments = new ArrayList<>(List.of("produce", "--brokers", bootstrap, "--topic", topic,
+                "--client-id", "kafkajs-writer", "--acks", "-1"));
+        arguments.addAll(options);
+        client = KafkajsProcess.start("kafkajs-producer-" + topic, arguments, environment, logDir, this::event);
         feeder = new Thread(() -> feed(intervalMillis), "kafkajs-writer");
         feeder.setDaemon(true);
         feeder.start();

@@ -167,6 +167,29 @@ class OAuthBearerGateTest {
     }
 
     @Test
+    void aTokenExpiringBeforeTheMaximumLifetimeEndsTheSessionAndAClientThatDoesNotReauthenticateIsClosed()
+            throws Exception {
+        startServer(Duration.ofHours(1));
+        JwtClaims claims = TestTokens.claims("alice");
+        // Ten seconds: on two loaded cores the first login of a test JVM can take seconds.
+        claims.setExpirationTime(NumericDate.fromSeconds(Instant.now().plusSeconds(10).getEpochSecond()));
+        try (Socket socket = connect()) {
+            long lifetime = login(socket, bearer(TestTokens.sign(claims, KEY))).sessionLifetimeMs();
+            long sessionEnds = System.currentTimeMillis() + lifetime;
+            assertThat(lifetime).as("capped by the token's expiry, not the 1 h maximum").isBetween(1L, 10_000L);
+            socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 3, new MetadataRequestData()));
+            read(socket, ApiKeys.METADATA, (short) 9);
+
+            Thread.sleep(Math.max(0, sessionEnds - System.currentTimeMillis()) + 200);
+            socket.getOutputStream().write(frame(ApiKeys.METADATA, (short) 9, 4, new MetadataRequestData()));
+
+            assertThat(closedByServer(socket)).as("the first request after the session closes the connection")
+                    .isTrue();
+        }
+        assertThat(routed).as("only the request within the session was served").hasSize(1);
+    }
+
+    @Test
     void aRefusedTokenGetsTheInvalidTokenStatusThenTheFailureAfterTheClientsAcknowledgement() throws Exception {
         startServer(null);
         JwtClaims expired = TestTokens.claims("alice");

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,12 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.config.SaslConfigs;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,34 +97,16 @@ class SaslReauthenticationTest {
         return Math.max(0, metrics.value("leasehold_frames_rejected_total", "reason=\"session_expired\""));
     }
 
-    private static double producerMetric(KafkaProducer<String, String> producer, String name) {
-        return producer.metrics().entrySet().stream()
-                .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics"))
-                .map(Map.Entry::getValue).mapToDouble(m -> ((Number) ((Metric) m).metricValue()).doubleValue())
-                .sum();
-    }
-
     @Test
     void kafkaClientsProducerReauthenticatesOnItsConnectionsAcrossSeveralSessionsWithoutErrors() throws Exception {
         String topic = newTopic();
         double expiredBefore = sessionsExpired();
-        Map<String, Object> settings = client("SCRAM-SHA-512");
-        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        settings.put(ProducerConfig.ACKS_CONFIG, "all");
-        List<String> sent = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
-            // Three session lifetimes and more, one record every 250 ms, each acknowledged before the next.
-            long end = System.nanoTime() + LIFETIME.multipliedBy(3).plusSeconds(2).toNanos();
-            for (int i = 0; i < 200 && System.nanoTime() < end; i++) {
-                producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
-                sent.add("v" + i);
-                Thread.sleep(250);
-            }
-            assertThat(producerMetric(producer, "successful-reauthentication-total"))
-                    .as("re-authentications on open connections").isGreaterThanOrEqualTo(2);
-            assertThat(producerMetric(producer, "failed-reauthentication-total")).isZero();
-        }
+        // Three session lifetimes and more.
+        StringClients.PacedRun run = StringClients.producePaced(client("SCRAM-SHA-512"), topic,
+                LIFETIME.multipliedBy(3).plusSeconds(2));
+        List<String> sent = run.sent();
+        assertThat(run.reauthentications()).as("re-authentications on open connections").isGreaterThanOrEqualTo(2);
+        assertThat(run.failedReauthentications()).isZero();
         assertThat(StringClients.consume(client("PLAIN"), topic, "readers-" + UUID.randomUUID(), sent.size()))
                 .containsExactlyInAnyOrderElementsOf(sent);
         assertThat(sessionsExpired()).as("no kafka-clients connection was closed for an expired session")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.proxy.files.MountedFileWatcher;
 import io.leasehold.proxy.testing.TestTokens;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -120,12 +121,13 @@ class TokenValidatorTest {
     }
 
     @Test
-    void aRotatedJwksFileIsTakenAndABrokenOneKeepsThePreviousKeys() throws Exception {
+    void aRotatedJwksFileIsTakenAndABrokenOneKeepsThePreviousKeysAndBothAreCounted() throws Exception {
         Path file = dir.resolve("jwks.json");
         String byNewKey = TestTokens.sign(TestTokens.claims("alice"), OTHER_KEY);
         assertThat(refusal(byNewKey)).isEqualTo("bad_signature");
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (MountedFileWatcher watcher = new MountedFileWatcher(Duration.ofHours(1))) {
-            jwks.keepCurrent(watcher);
+            jwks.keepCurrent(watcher, new JwksMetrics(registry));
 
             new TestTokens().publish(KEY).publish(OTHER_KEY).writeJwks(file);
             watcher.checkNow();
@@ -135,6 +137,10 @@ class TokenValidatorTest {
             watcher.checkNow();
             assertThat(validator.validate(byNewKey).principal()).as("the previous keys stay").isEqualTo("alice");
         }
+        assertThat(registry.get("leasehold.jwks.refreshes").tags("source", "file", "outcome", "success").counter()
+                .count()).isEqualTo(1);
+        assertThat(registry.get("leasehold.jwks.refreshes").tags("source", "file", "outcome", "failure").counter()
+                .count()).isEqualTo(1);
         assertThatThrownBy(() -> JwksFile.load(file)).isInstanceOf(JwksException.class)
                 .hasMessageContaining(file + ": not a JSON Web Key Set");
         Files.writeString(file, "{\"keys\": []}");

@@ -82,6 +82,11 @@ public final class ConfiguredProxy implements AutoCloseable {
         return "proxy " + process.name() + " at " + address();
     }
 
+    /** {@code "a", "b"}: a YAML flow sequence's items, every broker of a cluster with more than one. */
+    private static String quoted(String[] items) {
+        return "\"" + String.join("\", \"", items) + "\"";
+    }
+
     /** What goes into the config file beyond the listener address, etcd, brokers and admin port. */
     public static final class Builder {
         private final LocalCluster cluster;
@@ -121,10 +126,10 @@ public final class ConfiguredProxy implements AutoCloseable {
                           port: %d
                           advertisedHost: 127.0.0.1
                         %setcd:     { endpoints: ["%s"], prefix: %s }
-                        backends: { bootstrap: ["%s"] }
+                        backends: { bootstrap: [%s] }
                         admin:    { host: 127.0.0.1, port: %d }
                         %s""".formatted(port, listenerKeys, cluster.etcdEndpoint(), cluster.prefix(),
-                        cluster.bootstrapServers(), adminPort, sections));
+                        quoted(cluster.bootstrapServers().split(",")), adminPort, sections));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -31,7 +31,40 @@ public final class StringClients {
     public record KcatRun(int exitCode, List<String> lines, String stderr) {
     }
 
+    /** What a paced producer sent, and how often it re-authenticated on its open connections (KIP-368). */
+    public record PacedRun(List<String> sent, double reauthentications, double failedReauthentications) {
+    }
+
     private StringClients() {
+    }
+
+    /**
+     * One producer with {@code acks=all} sends a record every 250 ms for {@code duration} (200 at
+     * most), each acknowledged before the next, so its connections live through any session ends.
+     */
+    public static PacedRun producePaced(Map<String, Object> connection, String topic, Duration duration)
+            throws Exception {
+        Map<String, Object> settings = new HashMap<>(connection);
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        settings.put(ProducerConfig.ACKS_CONFIG, "all");
+        List<String> sent = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
+            long end = System.nanoTime() + duration.toNanos();
+            for (int i = 0; i < 200 && System.nanoTime() < end; i++) {
+                producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
+                sent.add("v" + i);
+                Thread.sleep(250);
+            }
+            return new PacedRun(sent, producerMetric(producer, "successful-reauthentication-total"),
+                    producerMetric(producer, "failed-reauthentication-total"));
+        }
+    }
+
+    private static double producerMetric(KafkaProducer<String, String> producer, String name) {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 
     public static void createTopic(Map<String, Object> connection, String topic, int partitions) throws Exception {

@@ -47,6 +47,11 @@ public final class TestTokens {
 
     /** Writes the published public keys to {@code file} as a JWKS. */
     public Path writeJwks(Path file) throws IOException {
+        return Files.writeString(file, jwks());
+    }
+
+    /** The published public keys as a JWKS document. */
+    public String jwks() {
         List<JsonWebKey> publicKeys = new ArrayList<>();
         for (RsaJsonWebKey key : published) {
             try {
@@ -55,7 +60,7 @@ public final class TestTokens {
                 throw new IllegalStateException(e);
             }
         }
-        return Files.writeString(file, new JsonWebKeySet(publicKeys).toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY));
+        return new JsonWebKeySet(publicKeys).toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY);
     }
 
     /** The claims of a good token for {@code subject}, valid for an hour. */
