@@ -36,8 +36,8 @@ public final class StreamingFieldWalker {
 
         /**
          * @param parts    the message's parts in wire order (e.g. length prefix, header, body schemas)
-         * @param captured paths of string and uuid fields to report
-         * @param blanked  paths of fixed-size integer fields to overwrite with -1
+         * @param captured paths of fields to report (integers, strings, uuids); others are skipped
+         * @param blanked  paths of fixed-size integer fields to overwrite with -1 (and report)
          */
         public Layout(Schema[] parts, Set<String> captured, Set<String> blanked) {
             Node[] nodes = new Node[parts.length];
@@ -50,7 +50,7 @@ public final class StreamingFieldWalker {
 
     /** Receives the fields the walker was told to report. */
     public interface Visitor {
-        /** A fixed-size integer field, as it was on the wire (before any overwrite). */
+        /** A captured or overwritten integer field, as it was on the wire (before any overwrite). */
         void number(String path, long value);
 
         /** A captured string (UTF-8 bytes, null if null) or uuid (16 bytes) field. */
@@ -215,7 +215,7 @@ public final class StreamingFieldWalker {
 
     private void start(Node node) {
         if (node instanceof Fixed f) {
-            if (f.size() <= Long.BYTES) {
+            if (f.blank() || (f.capture() && f.size() <= Long.BYTES)) {
                 readFixed(Purpose.VALUE, f, f.size(), f.blank());
             } else if (f.capture()) {
                 captureBytes(f, f.size());

@@ -19,7 +19,7 @@ final class PartitionErrorWalker {
 
     /**
      * Where a response names its topics, partitions and errors, as schema field paths; a path the
-     * version lacks is never reported, and {@code wholeError} is null for an API without one.
+     * version lacks is never reported.
      */
     record Fields(String topicName, String topicId, String partition, String error, String wholeError) {
     }
@@ -38,7 +38,8 @@ final class PartitionErrorWalker {
         Layouts(IntFunction<Schema[]> parts, int versions, Fields fields, Set<String> blanked) {
             this.fields = fields;
             this.byVersion = new StreamingFieldWalker.Layout[versions];
-            Set<String> captured = Set.of(fields.topicName(), fields.topicId());
+            Set<String> captured = Set.of(fields.topicName(), fields.topicId(), fields.partition(), fields.error(),
+                    fields.wholeError());
             for (int v = 0; v < versions; v++) {
                 Schema[] schemas = parts.apply(v);
                 if (schemas != null) {

@@ -86,16 +86,6 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
         return null;
     }
 
-    /**
-     * For an API whose single-owner response is forwarded as the broker sent it when nothing needs
-     * retrying: what reads the error codes of that whole response frame (header and body, no length
-     * prefix, in {@code version}) without decoding it, reporting them to {@code errors}. Null if
-     * the response is decoded to find them.
-     */
-    default PartitionErrorWalker responseErrors(short version, StreamedErrors errors) {
-        return null;
-    }
-
     /** How long rejected partitions may be retried on the client's behalf. */
     Duration retryBudget(Q request, Duration fallback);
 

@@ -18,7 +18,6 @@ import io.netty.util.ReferenceCounted;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -320,52 +319,13 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return retrying(failed(broker, routed, error));
             }
             responseFrames.add(response);
-            List<Entry<T, E>> retry = !bridged && nothingToRetry(response, broker, routed) ? List.of()
-                    : absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion), broker, routed);
+            List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion),
+                    broker, routed);
             if (retry.isEmpty() && !bridged && responseFrames.remove(response)) {
                 return finished(KafkaMessages.withResponseCorrelationId(response, frame.correlationId()));
             }
             return retrying(retry);
         });
-    }
-
-    /**
-     * Reads a single owner's response frame without decoding it, where the API can: true if it
-     * is well formed and no partition was rejected, so it goes to the client as it came (writes
-     * taken on a fallback route are recorded as {@link #absorb} does). False sends it through
-     * {@link #absorb}, which decodes it and picks what to retry.
-     */
-    private boolean nothingToRetry(ByteBuf response, BrokerAddress broker, List<Routed<T, E>> routed) {
-        // Which partitions were taken matters only for writes sent on a fallback route (rare).
-        Set<Key> taken = api.ordersWrites() && routed.stream().anyMatch(r -> r.ownership() == null)
-                ? new HashSet<>() : null;
-        AtomicBoolean retry = new AtomicBoolean();
-        PartitionErrorWalker walker = api.responseErrors(backendVersion, new PartitionedApi.StreamedErrors() {
-            @Override
-            public void partition(String topicName, Uuid topicId, int partition, short error) {
-                if (error == api.rejection().code()) {
-                    retry.set(true);
-                } else if (taken != null && error == Errors.NONE.code()) {
-                    taken.add(new Key(topicName, topicId, partition));
-                }
-            }
-
-            @Override
-            public void whole(short error) {
-                retry.set(true);
-            }
-        });
-        if (walker == null) {
-            return false;
-        }
-        walker.accept(response);
-        if (!walker.complete() || retry.get()) {
-            return false;
-        }
-        if (taken != null) {
-            routed.stream().filter(r -> taken.contains(r.entry().key())).forEach(r -> accepted(r, broker));
-        }
-        return true;
     }
 
     /**
@@ -482,19 +442,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 rejected(r);
                 notSentToOwner(r.entry());
                 retry.add(r.entry());
-            } else if (api.errorCode(result) == Errors.NONE.code()) {
-                accepted(r, broker);
+            } else if (r.ownership() == null && api.ordersWrites() && api.errorCode(result) == Errors.NONE.code()) {
+                // A write taken on a fallback route: if by the owner whose route was dropped, it is back.
+                router.routes().ownerAccepted(r.entry().resolvedName(), key.partition(), broker.id());
             }
         }
         return retry;
-    }
-
-    /** {@code broker} took {@code r} without error. */
-    private void accepted(Routed<T, E> r, BrokerAddress broker) {
-        if (r.ownership() == null && api.ordersWrites()) {
-            // A write taken on a fallback route: if by the owner whose route was dropped, it is back.
-            router.routes().ownerAccepted(r.entry().resolvedName(), r.entry().key().partition(), broker.id());
-        }
     }
 
     /** A broker said "not mine" for a partition: counted, and the route it was sent by dropped. */

@@ -4,24 +4,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.protocol.types.Schema;
 
 /**
  * Produce as a partitioned API. Sub-requests always ask for acknowledgement (acks=0 becomes
  * acks=1 towards brokers) so the proxy learns about ownership rejections and can land the
  * records on the right broker even when the client asked for no answer. Retries end at 80 % of
- * the request's timeout, and each forwards only the time left. A single owner's response is
- * scanned for rejections without being decoded, and forwarded as it came when there are none.
+ * the request's timeout, and each forwards only the time left.
  */
 final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResponseData, TopicProduceData,
         PartitionProduceData, PartitionProduceResponse> {
@@ -30,17 +26,6 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
      * before it gives up and re-sends, which would duplicate records of non-idempotent producers.
      */
     private static final int BUDGET_PERCENT = 80;
-    /** Produce responses have no response-level error; topic ids appear from v13. */
-    private static final PartitionErrorWalker.Fields RESPONSE_FIELDS = new PartitionErrorWalker.Fields(
-            "responses.name", "responses.topic_id", "responses.partition_responses.index",
-            "responses.partition_responses.error_code", null);
-
-    /** Every version's response frame (header, body), compiled once. */
-    private final PartitionErrorWalker.Layouts responseLayouts = new PartitionErrorWalker.Layouts(
-            version -> ProduceResponseData.SCHEMAS[version] == null ? null
-                    : new Schema[] {ResponseHeaderData.SCHEMAS[ApiKeys.PRODUCE.responseHeaderVersion((short) version)],
-                        ProduceResponseData.SCHEMAS[version]},
-            ProduceResponseData.SCHEMAS.length, RESPONSE_FIELDS, Set.of());
 
     @Override
     public ApiKeys apiKey() {
@@ -124,11 +109,6 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
     @Override
     public boolean forwardsOriginal(ProduceRequestData request) {
         return request.acks() != 0;
-    }
-
-    @Override
-    public PartitionErrorWalker responseErrors(short version, StreamedErrors errors) {
-        return responseLayouts.walker(version, errors);
     }
 
     @Override

@@ -213,7 +213,7 @@ class FetchStreamInspectorTest {
         return p;
     }
 
-    static byte[] randomBytes(Random random, int max) {
+    private static byte[] randomBytes(Random random, int max) {
         byte[] bytes = new byte[random.nextInt(max + 1)];
         random.nextBytes(bytes);
         return bytes;

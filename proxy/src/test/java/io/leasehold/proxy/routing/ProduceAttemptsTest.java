@@ -107,11 +107,14 @@ class ProduceAttemptsTest {
         return produceFrame(VERSION, timeoutMs, partition);
     }
 
-    private static RequestFrame produceFrame(short version, int timeoutMs, int partition) throws Exception {
+    private static RequestFrame produceFrame(short version, int timeoutMs, int... partitions) throws Exception {
+        List<ProduceRequestData.PartitionProduceData> data = new ArrayList<>();
+        for (int partition : partitions) {
+            data.add(new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
+                    MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))));
+        }
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
-                        MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))))));
+        topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(data));
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, version, "client",
                 new ProduceRequestData().setAcks((short) 1).setTimeoutMs(timeoutMs).setTopicData(topics));
         KafkaMessages.withRequestCorrelationId(buf, 42);
@@ -142,7 +145,7 @@ class ProduceAttemptsTest {
         for (short version = 3; version <= RoutePolicy.PRODUCE_MAX; version++) {
             ProduceResponseData answer = richAnswer(version);
             BrokerAddress owner = broker(request -> answer);
-            RequestFrame frame = produceFrame(version, 5_000, 0);
+            RequestFrame frame = produceFrame(version, 30_000, 0, 1);
 
             ByteBuf forwarded = (ByteBuf) routing(ownedBy(owner))
                     .execute(new ProduceApi(), frame, frame.decodeBody(), TestClients.on(session))
@@ -159,22 +162,27 @@ class ProduceAttemptsTest {
         }
     }
 
-    /** What a broker may say that the proxy has no reason to retry: errors, messages and fields it does not know. */
+    /**
+     * What a broker may say that the proxy has no reason to retry: a write taken, a write refused
+     * with messages, and fields the proxy does not know.
+     */
     private static ProduceResponseData richAnswer(short version) {
-        ProduceResponseData.PartitionProduceResponse partition = new ProduceResponseData.PartitionProduceResponse()
-                .setIndex(0).setErrorCode(Errors.INVALID_RECORD.code()).setBaseOffset(-1).setLogAppendTimeMs(-1)
-                .setLogStartOffset(12);
+        ProduceResponseData.PartitionProduceResponse taken = new ProduceResponseData.PartitionProduceResponse()
+                .setIndex(0).setBaseOffset(4_000_000_007L).setLogAppendTimeMs(1_764_600_000_000L).setLogStartOffset(12);
+        ProduceResponseData.PartitionProduceResponse refused = new ProduceResponseData.PartitionProduceResponse()
+                .setIndex(1).setErrorCode(Errors.INVALID_RECORD.code()).setBaseOffset(-1).setLogAppendTimeMs(-1)
+                .setLogStartOffset(3);
         if (version >= 8) {
-            partition.setErrorMessage("record 3 has no key").setRecordErrors(List.of(
+            refused.setErrorMessage("record 3 has no key").setRecordErrors(List.of(
                     new ProduceResponseData.BatchIndexAndErrorMessage().setBatchIndex(3).setBatchIndexErrorMessage("no key")));
         }
         ProduceResponseData.TopicProduceResponse topic = new ProduceResponseData.TopicProduceResponse().setName("t")
-                .setPartitionResponses(List.of(partition));
+                .setPartitionResponses(List.of(taken, refused));
         ProduceResponseData.TopicProduceResponseCollection topics = new ProduceResponseData.TopicProduceResponseCollection();
         topics.add(topic);
         ProduceResponseData answer = new ProduceResponseData().setThrottleTimeMs(17).setResponses(topics);
         if (version >= 9) {
-            partition.unknownTaggedFields().add(new RawTaggedField(5, new byte[] {1, 2, 3}));
+            refused.unknownTaggedFields().add(new RawTaggedField(5, new byte[] {1, 2, 3}));
             topic.unknownTaggedFields().add(new RawTaggedField(6, new byte[] {4}));
             answer.unknownTaggedFields().add(new RawTaggedField(7, new byte[] {5, 6}));
         }
