@@ -1,8 +1,7 @@
 package io.leasehold.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -23,14 +22,35 @@ import org.apache.kafka.common.protocol.types.Type;
  * Field paths are the schema's field names joined by dots, array levels not counted
  * ({@code responses.partitions.error_code}); a tagged field's path is its parent's plus its name.
  *
+ * <p>The schemas are compiled once into a {@link Layout}, which every walk of that message
+ * version shares; a walker itself walks one message.
+ *
  * <p>If the bytes do not fit the schema the walker stops ({@link #broken()}) and reports nothing
  * more; the pieces still pass unchanged.
  */
 public final class StreamingFieldWalker {
 
+    /** A message version's fields, compiled from its schemas: immutable, shared by its walks. */
+    public static final class Layout {
+        private final Node root;
+
+        /**
+         * @param parts    the message's parts in wire order (e.g. length prefix, header, body schemas)
+         * @param captured paths of fields to report (integers, strings, uuids); others are skipped
+         * @param blanked  paths of fixed-size integer fields to overwrite with -1 (and report)
+         */
+        public Layout(Schema[] parts, Set<String> captured, Set<String> blanked) {
+            Node[] nodes = new Node[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                nodes[i] = compile(parts[i], "", captured, blanked);
+            }
+            this.root = new Struct(nodes);
+        }
+    }
+
     /** Receives the fields the walker was told to report. */
     public interface Visitor {
-        /** A fixed-size integer field, as it was on the wire (before any overwrite). */
+        /** A captured or overwritten integer field, as it was on the wire (before any overwrite). */
         void number(String path, long value);
 
         /** A captured string (UTF-8 bytes, null if null) or uuid (16 bytes) field. */
@@ -63,23 +83,20 @@ public final class StreamingFieldWalker {
 
     private enum Read { NONE, FIXED, VARINT, SKIP, CAPTURE }
 
-    /** A struct, array or tagged section being walked. */
+    /** A struct, array or tagged section being walked; reused for the next one at its depth. */
     private static final class Frame {
-        final Node node;
+        Node node;
         int index;
         long remaining;
         int tag;
-
-        Frame(Node node, long remaining) {
-            this.node = node;
-            this.remaining = remaining;
-        }
     }
 
     private static final int MAX_CAPTURE = Short.MAX_VALUE;
 
     private final Visitor visitor;
-    private final Deque<Frame> stack = new ArrayDeque<>();
+    /** The frames being walked, outermost first: {@code depth} of them are in use. */
+    private Frame[] stack = new Frame[8];
+    private int depth;
     private Read read = Read.NONE;
     private Purpose purpose;
     private Node current;
@@ -92,23 +109,15 @@ public final class StreamingFieldWalker {
     private int captured;
     private boolean broken;
 
-    /**
-     * @param parts    the message's parts in wire order (e.g. length prefix, header, body schemas)
-     * @param captured paths of string and uuid fields to report
-     * @param blanked  paths of fixed-size integer fields to overwrite with -1
-     */
-    public StreamingFieldWalker(Schema[] parts, Set<String> captured, Set<String> blanked, Visitor visitor) {
+    /** Walks one message laid out as {@code layout}, reporting to {@code visitor}. */
+    public StreamingFieldWalker(Layout layout, Visitor visitor) {
         this.visitor = visitor;
-        Node[] nodes = new Node[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            nodes[i] = compile(parts[i], "", captured, blanked);
-        }
-        stack.push(new Frame(new Struct(nodes), 0));
+        push(layout.root, 0);
     }
 
     /** True once the whole message was walked, or the walk stopped on bytes that do not fit. */
     public boolean finished() {
-        return stack.isEmpty() && read == Read.NONE;
+        return depth == 0 && read == Read.NONE;
     }
 
     /** True if the bytes did not fit the schema. */
@@ -136,13 +145,28 @@ public final class StreamingFieldWalker {
                     read = Read.NONE;
                 }
             } else if (read == Read.FIXED) {
-                int b = piece.getByte(i) & 0xFF;
-                if (blanking) {
-                    piece.setByte(i, 0xFF);
+                int n = need;
+                if (!blanking && end - i >= n && (n == 1 || n == 2 || n == 4 || n == 8)) {
+                    // The rest of the value is in this piece: one read instead of one per byte.
+                    long rest = switch (n) {
+                        case 1 -> piece.getUnsignedByte(i);
+                        case 2 -> piece.getUnsignedShort(i);
+                        case 4 -> piece.getUnsignedInt(i);
+                        default -> piece.getLong(i);
+                    };
+                    value = n == Long.BYTES ? rest : (value << (8 * n)) | rest;
+                    i += n;
+                    need = 0;
+                } else {
+                    int b = piece.getByte(i) & 0xFF;
+                    if (blanking) {
+                        piece.setByte(i, 0xFF);
+                    }
+                    i++;
+                    value = (value << 8) | b;
+                    need--;
                 }
-                i++;
-                value = (value << 8) | b;
-                if (--need == 0) {
+                if (need == 0) {
                     read = Read.NONE;
                     delivered(value);
                 }
@@ -170,18 +194,18 @@ public final class StreamingFieldWalker {
     }
 
     private void advance() {
-        Frame top = stack.peek();
-        if (top == null) {
+        if (depth == 0) {
             return;
         }
+        Frame top = stack[depth - 1];
         if (top.node instanceof Struct s) {
             if (top.index < s.fields().length) {
                 start(s.fields()[top.index++]);
             } else {
-                stack.pop();
+                depth--;
             }
         } else if (top.remaining-- <= 0) {
-            stack.pop();
+            depth--;
         } else if (top.node instanceof Array a) {
             start(a.element());
         } else {
@@ -191,7 +215,7 @@ public final class StreamingFieldWalker {
 
     private void start(Node node) {
         if (node instanceof Fixed f) {
-            if (f.size() <= Long.BYTES) {
+            if (f.blank() || (f.capture() && f.size() <= Long.BYTES)) {
                 readFixed(Purpose.VALUE, f, f.size(), f.blank());
             } else if (f.capture()) {
                 captureBytes(f, f.size());
@@ -211,7 +235,7 @@ public final class StreamingFieldWalker {
                 readFixed(Purpose.COUNT, a, Integer.BYTES, false);
             }
         } else if (node instanceof Struct) {
-            stack.push(new Frame(node, 0));
+            push(node, 0);
         } else {
             readVarint(Purpose.TAG_COUNT, node);
         }
@@ -244,16 +268,20 @@ public final class StreamingFieldWalker {
                 if (count < -1) {
                     stop();
                 } else if (count > 0) {
-                    stack.push(new Frame(a, count));
+                    push(a, count);
                 }
             }
-            case TAG_COUNT -> stack.push(new Frame(current, raw));
+            case TAG_COUNT -> {
+                if (raw > 0) {
+                    push(current, raw);
+                }
+            }
             case TAG -> {
-                stack.peek().tag = (int) raw;
+                stack[depth - 1].tag = (int) raw;
                 readVarint(Purpose.TAG_SIZE, current);
             }
             case TAG_SIZE -> {
-                Node known = ((Tagged) current).known().get(stack.peek().tag);
+                Node known = ((Tagged) current).known().get(stack[depth - 1].tag);
                 if (known == null) {
                     skip(raw);
                 } else {
@@ -262,6 +290,22 @@ public final class StreamingFieldWalker {
             }
             default -> throw new IllegalStateException(purpose.name());
         }
+    }
+
+    private void push(Node node, long remaining) {
+        if (depth == stack.length) {
+            stack = Arrays.copyOf(stack, depth * 2);
+        }
+        Frame frame = stack[depth];
+        if (frame == null) {
+            frame = new Frame();
+            stack[depth] = frame;
+        }
+        frame.node = node;
+        frame.index = 0;
+        frame.remaining = remaining;
+        frame.tag = 0;
+        depth++;
     }
 
     private void report(byte[] bytes) {
@@ -303,7 +347,7 @@ public final class StreamingFieldWalker {
 
     private void stop() {
         broken = true;
-        stack.clear();
+        depth = 0;
         read = Read.NONE;
     }
 

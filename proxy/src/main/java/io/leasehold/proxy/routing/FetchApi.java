@@ -50,6 +50,8 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
      */
     private static final Duration RETRY_ALLOWANCE = Duration.ofSeconds(3);
 
+    private final PartitionErrorWalker.Layouts responseLayouts = FetchStreamInspector.layouts();
+
     @Override
     public ApiKeys apiKey() {
         return ApiKeys.FETCH;
@@ -201,7 +203,7 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
 
     @Override
     public ResponseInspector streamInspector(short version, StreamedErrors errors) {
-        return new FetchStreamInspector(version, errors);
+        return new FetchStreamInspector(responseLayouts.walker(version, errors));
     }
 
     @Override

@@ -1,12 +1,8 @@
 package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.backend.ResponseInspector;
-import io.leasehold.proxy.protocol.StreamingFieldWalker;
 import io.netty.buffer.ByteBuf;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Set;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -24,48 +20,24 @@ final class FetchStreamInspector implements ResponseInspector {
     /** Fields naming a backend broker (and the leader epoch that goes with one). */
     static final Set<String> BROKER_FIELDS = Set.of("responses.partitions.preferred_read_replica",
             "responses.partitions.current_leader.leader_id", "responses.partitions.current_leader.leader_epoch");
-    private static final String TOPIC_NAME = "responses.topic";
-    private static final String TOPIC_ID = "responses.topic_id";
-    private static final String PARTITION = "responses.partitions.partition_index";
-    private static final String PARTITION_ERROR = "responses.partitions.error_code";
-    private static final String TOP_LEVEL_ERROR = "error_code";
+    private static final PartitionErrorWalker.Fields FIELDS = new PartitionErrorWalker.Fields("responses.topic",
+            "responses.topic_id", "responses.partitions.partition_index", "responses.partitions.error_code",
+            "error_code");
     private static final Schema LENGTH_PREFIX = new Schema(new Field("frame_length", Type.INT32));
 
-    private final StreamingFieldWalker walker;
-    private String topicName = "";
-    private Uuid topicId = Uuid.ZERO_UUID;
-    private int partition;
+    private final PartitionErrorWalker walker;
 
-    /** @param version the Fetch version the response is in */
-    FetchStreamInspector(short version, PartitionedApi.StreamedErrors errors) {
-        Schema[] parts = {LENGTH_PREFIX, ResponseHeaderData.SCHEMAS[ApiKeys.FETCH.responseHeaderVersion(version)],
-            FetchResponseData.SCHEMAS[version]};
-        this.walker = new StreamingFieldWalker(parts, Set.of(TOPIC_NAME, TOPIC_ID), BROKER_FIELDS,
-                new StreamingFieldWalker.Visitor() {
-                    @Override
-                    public void number(String path, long value) {
-                        switch (path) {
-                            case PARTITION -> partition = (int) value;
-                            case PARTITION_ERROR -> errors.partition(topicName, topicId, partition, (short) value);
-                            case TOP_LEVEL_ERROR -> {
-                                if (value != 0) {
-                                    errors.whole((short) value);
-                                }
-                            }
-                            default -> { }
-                        }
-                    }
+    /** @param walker a walk of one response laid out by {@link #layouts()} */
+    FetchStreamInspector(PartitionErrorWalker walker) {
+        this.walker = walker;
+    }
 
-                    @Override
-                    public void bytes(String path, byte[] value) {
-                        if (TOPIC_ID.equals(path)) {
-                            ByteBuffer id = ByteBuffer.wrap(value);
-                            topicId = new Uuid(id.getLong(), id.getLong());
-                        } else {
-                            topicName = value == null ? "" : new String(value, StandardCharsets.UTF_8);
-                        }
-                    }
-                });
+    /** Every Fetch version's streamed response (length prefix, header, body), compiled once. */
+    static PartitionErrorWalker.Layouts layouts() {
+        return new PartitionErrorWalker.Layouts(version -> FetchResponseData.SCHEMAS[version] == null ? null
+                : new Schema[] {LENGTH_PREFIX, ResponseHeaderData.SCHEMAS[ApiKeys.FETCH.responseHeaderVersion(
+                        (short) version)], FetchResponseData.SCHEMAS[version]},
+                FetchResponseData.SCHEMAS.length, FIELDS, BROKER_FIELDS);
     }
 
     @Override
@@ -75,6 +47,6 @@ final class FetchStreamInspector implements ResponseInspector {
 
     /** True if the whole response was read (and not found malformed). */
     boolean complete() {
-        return walker.finished() && !walker.broken();
+        return walker.complete();
     }
 }

@@ -37,6 +37,7 @@ class FetchStreamInspectorTest {
      * {@code -Dleasehold.fuzz.fetchCasesPerVersion=N}.
      */
     private static final int CASES_PER_VERSION = Integer.getInteger("leasehold.fuzz.fetchCasesPerVersion", 100);
+    private static final PartitionErrorWalker.Layouts LAYOUTS = FetchStreamInspector.layouts();
 
     private record Seen(String topicName, Uuid topicId, int partition, short error) {
     }
@@ -55,7 +56,8 @@ class FetchStreamInspectorTest {
                 }
                 List<Seen> seen = new ArrayList<>();
                 List<Short> whole = new ArrayList<>();
-                FetchStreamInspector inspector = new FetchStreamInspector(version, new PartitionedApi.StreamedErrors() {
+                FetchStreamInspector inspector = new FetchStreamInspector(LAYOUTS.walker(version,
+                        new PartitionedApi.StreamedErrors() {
                     @Override
                     public void partition(String topicName, Uuid topicId, int partition, short error) {
                         seen.add(new Seen(topicName, topicId, partition, error));
@@ -65,7 +67,7 @@ class FetchStreamInspectorTest {
                     public void whole(short error) {
                         whole.add(error);
                     }
-                });
+                }));
                 ByteBuf frame = lengthPrefixed(KafkaMessages.encodeResponse(ByteBufAllocator.DEFAULT, ApiKeys.FETCH,
                         version, 42, original));
                 ByteBuf unchanged = KafkaMessages.encodeResponse(ByteBufAllocator.DEFAULT, ApiKeys.FETCH, version, 42,
@@ -96,7 +98,7 @@ class FetchStreamInspectorTest {
         for (int n = 0; n < 2000; n++) {
             byte[] garbage = new byte[random.nextInt(200)];
             random.nextBytes(garbage);
-            FetchStreamInspector inspector = new FetchStreamInspector((short) (4 + random.nextInt(12)),
+            FetchStreamInspector inspector = new FetchStreamInspector(LAYOUTS.walker((short) (4 + random.nextInt(12)),
                     new PartitionedApi.StreamedErrors() {
                         @Override
                         public void partition(String topicName, Uuid topicId, int partition, short error) {
@@ -105,7 +107,7 @@ class FetchStreamInspectorTest {
                         @Override
                         public void whole(short error) {
                         }
-                    });
+                    }));
             ByteBuf bytes = Unpooled.wrappedBuffer(garbage);
             assertThatCode(() -> feedInPieces(bytes, inspector, random)).doesNotThrowAnyException();
         }

@@ -18,6 +18,7 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -35,6 +36,7 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -102,11 +104,18 @@ class ProduceAttemptsTest {
     }
 
     private static RequestFrame produceFrame(int timeoutMs, int partition) throws Exception {
+        return produceFrame(VERSION, timeoutMs, partition);
+    }
+
+    private static RequestFrame produceFrame(short version, int timeoutMs, int... partitions) throws Exception {
+        List<ProduceRequestData.PartitionProduceData> data = new ArrayList<>();
+        for (int partition : partitions) {
+            data.add(new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
+                    MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))));
+        }
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
-                        MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))))));
-        ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, VERSION, "client",
+        topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(data));
+        ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, version, "client",
                 new ProduceRequestData().setAcks((short) 1).setTimeoutMs(timeoutMs).setTopicData(topics));
         KafkaMessages.withRequestCorrelationId(buf, 42);
         return RequestFrame.parse(buf);
@@ -129,6 +138,69 @@ class ProduceAttemptsTest {
         } finally {
             responseFrame.release();
         }
+    }
+
+    @Test
+    void singleOwnersAnswerReachesTheClientByteForByteWithItsCorrelationIdInEveryServedVersion() throws Exception {
+        for (short version = 3; version <= RoutePolicy.PRODUCE_MAX; version++) {
+            ProduceResponseData answer = richAnswer(version);
+            BrokerAddress owner = broker(request -> answer);
+            RequestFrame frame = produceFrame(version, 30_000, 0, 1);
+
+            ByteBuf forwarded = (ByteBuf) routing(ownedBy(owner))
+                    .execute(new ProduceApi(), frame, frame.decodeBody(), TestClients.on(session))
+                    .get(10, TimeUnit.SECONDS);
+            ByteBuf expected = KafkaMessages.encodeResponse(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, version, 42,
+                    answer);
+            try {
+                assertThat(ByteBufUtil.getBytes(forwarded)).as("version %d", version)
+                        .isEqualTo(ByteBufUtil.getBytes(expected));
+            } finally {
+                forwarded.release();
+                expected.release();
+            }
+        }
+    }
+
+    /**
+     * What a broker may say that the proxy has no reason to retry: a write taken, a write refused
+     * with messages, and fields the proxy does not know.
+     */
+    private static ProduceResponseData richAnswer(short version) {
+        ProduceResponseData.PartitionProduceResponse taken = new ProduceResponseData.PartitionProduceResponse()
+                .setIndex(0).setBaseOffset(4_000_000_007L).setLogAppendTimeMs(1_764_600_000_000L).setLogStartOffset(12);
+        ProduceResponseData.PartitionProduceResponse refused = new ProduceResponseData.PartitionProduceResponse()
+                .setIndex(1).setErrorCode(Errors.INVALID_RECORD.code()).setBaseOffset(-1).setLogAppendTimeMs(-1)
+                .setLogStartOffset(3);
+        if (version >= 8) {
+            refused.setErrorMessage("record 3 has no key").setRecordErrors(List.of(
+                    new ProduceResponseData.BatchIndexAndErrorMessage().setBatchIndex(3).setBatchIndexErrorMessage("no key")));
+        }
+        ProduceResponseData.TopicProduceResponse topic = new ProduceResponseData.TopicProduceResponse().setName("t")
+                .setPartitionResponses(List.of(taken, refused));
+        ProduceResponseData.TopicProduceResponseCollection topics = new ProduceResponseData.TopicProduceResponseCollection();
+        topics.add(topic);
+        ProduceResponseData answer = new ProduceResponseData().setThrottleTimeMs(17).setResponses(topics);
+        if (version >= 9) {
+            refused.unknownTaggedFields().add(new RawTaggedField(5, new byte[] {1, 2, 3}));
+            topic.unknownTaggedFields().add(new RawTaggedField(6, new byte[] {4}));
+            answer.unknownTaggedFields().add(new RawTaggedField(7, new byte[] {5, 6}));
+        }
+        return answer;
+    }
+
+    @Test
+    void writeTakenOnAFallbackRouteIsReportedToTheRoutingTable() throws Exception {
+        BrokerAddress broker = broker(request -> answerAll(request, Errors.NONE));
+        SwitchingRoutes table = new SwitchingRoutes();
+        // The broker is live but etcd names no owner for t-0: the write goes by the fallback route.
+        table.current.set(RoutingSnapshot.builder().broker(broker).partition("other", 0, new Ownership(1, 5)).build());
+
+        ProduceResponseData.PartitionProduceResponse answer = produce(routing(table), produceFrame(5_000),
+                TestClients.on(session));
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(table.acceptances).containsExactly("t-0@1");
     }
 
     @Test

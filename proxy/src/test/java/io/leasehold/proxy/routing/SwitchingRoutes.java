@@ -11,12 +11,15 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * A routing table for unit tests: serves {@link #current}, records every invalidation, and on
- * one switches to {@link #afterInvalidation} (as the watcher would once etcd shows the new owner).
+ * A routing table for unit tests: serves {@link #current}, records every invalidation (and on
+ * one switches to {@link #afterInvalidation}, as the watcher would once etcd shows the new owner)
+ * and every write a broker took for a partition it was reached on by a fallback route.
  */
 final class SwitchingRoutes implements RoutingTable {
     final AtomicReference<RoutingSnapshot> current = new AtomicReference<>();
     final List<String> invalidations = Collections.synchronizedList(new ArrayList<>());
+    /** Writes taken on a fallback route, as "topic-partition@broker". */
+    final List<String> acceptances = Collections.synchronizedList(new ArrayList<>());
     volatile RoutingSnapshot afterInvalidation;
 
     @Override
@@ -42,6 +45,11 @@ final class SwitchingRoutes implements RoutingTable {
     @Override
     public boolean invalidateGroup(String group, Ownership rejected) {
         return invalidated(group + "@" + rejected);
+    }
+
+    @Override
+    public void ownerAccepted(String topic, int partition, int brokerId) {
+        acceptances.add(topic + "-" + partition + "@" + brokerId);
     }
 
     private boolean invalidated(String what) {
