@@ -175,7 +175,7 @@ public final class BackendSession implements AutoCloseable {
     private CompletableFuture<BackendConnection> connection(BrokerAddress broker) {
         String key = key(broker);
         CompletableFuture<BackendConnection> existing = connections.get(key);
-        if (existing != null) {
+        if (existing != null && !retired(existing)) {
             return existing;
         }
         CompletableFuture<BackendConnection> created = new CompletableFuture<>();
@@ -200,6 +200,11 @@ public final class BackendSession implements AutoCloseable {
             }
         });
         return created;
+    }
+
+    /** Whether {@code connection} is open but retiring: it finishes its requests, new ones need a fresh one. */
+    private static boolean retired(CompletableFuture<BackendConnection> connection) {
+        return connection.isDone() && !connection.isCompletedExceptionally() && connection.join().retired();
     }
 
     private static String key(BrokerAddress broker) {

@@ -89,6 +89,7 @@ public final class ConfiguredProxy implements AutoCloseable {
         private final String name;
         private final StringBuilder listenerKeys = new StringBuilder();
         private final StringBuilder sections = new StringBuilder();
+        private String backends;
 
         private Builder(LocalCluster cluster, Path dir, String name) {
             this.cluster = cluster;
@@ -99,6 +100,15 @@ public final class ConfiguredProxy implements AutoCloseable {
         /** Adds YAML lines under {@code listener:}, written as if the key were at the top level. */
         public Builder listener(String yaml) {
             yaml.lines().forEach(line -> listenerKeys.append("  ").append(line).append('\n'));
+            return this;
+        }
+
+        /**
+         * Replaces the {@code backends} section (by default the cluster's brokers as bootstrap) with
+         * {@code yaml}, a flow mapping such as {@code { bootstrap: ["127.0.0.1:9092"], sasl: {...} }}.
+         */
+        public Builder backends(String yaml) {
+            this.backends = yaml;
             return this;
         }
 
@@ -121,10 +131,11 @@ public final class ConfiguredProxy implements AutoCloseable {
                           port: %d
                           advertisedHost: 127.0.0.1
                         %setcd:     { endpoints: ["%s"], prefix: %s }
-                        backends: { bootstrap: ["%s"] }
+                        backends: %s
                         admin:    { host: 127.0.0.1, port: %d }
                         %s""".formatted(port, listenerKeys, cluster.etcdEndpoint(), cluster.prefix(),
-                        cluster.bootstrapServers(), adminPort, sections));
+                        backends != null ? backends : "{ bootstrap: [\"" + cluster.bootstrapServers() + "\"] }",
+                        adminPort, sections));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
