@@ -93,6 +93,7 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
 {{- define "leasehold-proxy.backendTlsDir" -}}/etc/leasehold/backend-tls{{- end }}
+{{- define "leasehold-proxy.backendSaslDir" -}}/etc/leasehold/backend-sasl{{- end }}
 
 {{/* The proxy's proxy.yaml, built from values so it always has the proxy's exact key names. */}}
 {{- define "leasehold-proxy.config" -}}
@@ -172,6 +173,12 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- end }}
 {{- $_ := set $backends "tls" $tls }}
+{{- end }}
+{{- end }}
+{{- with .Values.backendSasl }}
+{{- if .mechanism }}
+{{- $_ := set $backends "sasl" (dict "mechanism" .mechanism "username" .username
+  "passwordFile" (printf "%s/password" (include "leasehold-proxy.backendSaslDir" $))) }}
 {{- end }}
 {{- end }}
 {{- $config := dict

@@ -11,6 +11,8 @@ import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.authorization.AuthorizationMetrics;
 import io.leasehold.proxy.admin.RoutingMode;
 import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.backend.BrokerCredentials;
+import io.leasehold.proxy.backend.BrokerLogin;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.BrokerNameResolution;
@@ -103,9 +105,11 @@ public final class LeaseholdProxy implements AutoCloseable {
      * @param tokenKeys the OAUTHBEARER token signing keys when the listener offers it, else {@code null};
      *              kept current and closed here
      * @param acls  the loaded ACL file when the proxy authorizes, else {@code null}; reloaded when it changes
+     * @param brokerCredentials the service identity's password when {@code backends.sasl} is set, else
+     *              {@code null}; reloaded when its file changes
      */
     public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
-                          VerificationKeys tokenKeys, AclsFile acls) {
+                          VerificationKeys tokenKeys, AclsFile acls, BrokerCredentials brokerCredentials) {
         this.tokenKeys = tokenKeys;
         this.config = config;
         this.etcd = etcd;
@@ -147,7 +151,13 @@ public final class LeaseholdProxy implements AutoCloseable {
                     public void connectionClosed() {
                         metrics.backendConnectionClosed();
                     }
-                }, tls.backends() == null ? null : tls.backends()::context, brokerNames);
+
+                    @Override
+                    public void authenticationFailed() {
+                        metrics.backendAuthenticationFailed();
+                    }
+                }, tls.backends() == null ? null : tls.backends()::context, brokerNames,
+                brokerLogin(backends, brokerCredentials));
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
@@ -193,6 +203,24 @@ public final class LeaseholdProxy implements AutoCloseable {
                 new RoutingHealthProbe(watcher, routingMode, routing.staleRoutesUnreadyAfter(), reachability::isReachable,
                         () -> draining, heartbeat::allResponsive),
                 watcher, registry);
+    }
+
+    /**
+     * How new broker connections log in, {@code null} without {@code backends.sasl}. PLAIN over
+     * plaintext is allowed, as Kafka allows SASL_PLAINTEXT, but said once at start.
+     */
+    private BrokerLogin brokerLogin(ProxyConfig.Backends backends, BrokerCredentials credentials) {
+        ProxyConfig.BackendSasl sasl = backends.sasl();
+        if (sasl == null) {
+            return null;
+        }
+        credentials.reloadWith(mountedFiles);
+        if (sasl.mechanism().equals("PLAIN") && backends.tls() == null) {
+            LOG.warn("backends.sasl uses PLAIN without backends.tls: the broker password crosses the network in "
+                    + "clear text; enable backends.tls or use a SCRAM mechanism outside a trusted network");
+        }
+        LOG.info("Broker connections log in as {} with {}", sasl.username(), sasl.mechanism());
+        return new BrokerLogin(sasl.mechanism(), credentials, ByteBufAllocator.DEFAULT);
     }
 
     /** What OAUTHBEARER tokens must satisfy, {@code null} without OAUTHBEARER. */

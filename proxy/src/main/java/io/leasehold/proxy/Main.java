@@ -3,6 +3,7 @@ package io.leasehold.proxy;
 import io.etcd.jetcd.Client;
 import io.leasehold.proxy.authorization.AclsFile;
 import io.leasehold.proxy.authorization.AclsFileException;
+import io.leasehold.proxy.backend.BrokerCredentials;
 import io.leasehold.proxy.config.ConfigException;
 import io.leasehold.proxy.config.ConfigLoader;
 import io.leasehold.proxy.config.BackendSslContextFactory;
@@ -123,6 +124,15 @@ public final class Main {
         if (config.saslRequired() && config.sasl().oauthbearer() != null) {
             tokenKeys = loadTokenKeys(config.sasl().oauthbearer(), problems);
         }
+        BrokerCredentials brokerCredentials = null;
+        ProxyConfig.BackendSasl brokerSasl = config.backends().sasl();
+        if (brokerSasl != null) {
+            try {
+                brokerCredentials = BrokerCredentials.load(brokerSasl.username(), brokerSasl.passwordFile());
+            } catch (IllegalArgumentException e) {
+                problems.add(file + ": " + e.getMessage());
+            }
+        }
         AclsFile acls = null;
         if (config.authorizes()) {
             try {
@@ -151,7 +161,7 @@ public final class Main {
             return 1;
         }
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
-                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls);
+                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials);
         InetSocketAddress bound;
         try {
             bound = proxy.start();

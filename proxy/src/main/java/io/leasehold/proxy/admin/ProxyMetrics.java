@@ -49,6 +49,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Counter idleConnectionsClosed;
     private final Counter clientConnectionsAccepted;
     private final Counter backendConnectionsOpened;
+    private final Counter backendAuthenticationFailures;
     private final AtomicInteger clientConnections = new AtomicInteger();
     private final AtomicInteger backendConnections = new AtomicInteger();
     private final RuntimeMetrics runtime;
@@ -67,6 +68,9 @@ public final class ProxyMetrics implements AutoCloseable {
                 .register(registry);
         this.backendConnectionsOpened = Counter.builder("leasehold.backend.connections.opened")
                 .description("Connections opened to backend brokers since start")
+                .register(registry);
+        this.backendAuthenticationFailures = Counter.builder("leasehold.backend.authentication.failures")
+                .description("New broker connections whose SASL login (backends.sasl) the broker refused or broke off")
                 .register(registry);
         this.requestsQueued = Counter.builder("leasehold.requests.queued")
                 .description("Client requests held back because their connection had limits.maxInFlightPerConnection "
@@ -152,6 +156,11 @@ public final class ProxyMetrics implements AutoCloseable {
     public void backendConnectionOpened() {
         backendConnections.incrementAndGet();
         backendConnectionsOpened.increment();
+    }
+
+    /** A broker refused the proxy's SASL login on a new connection. */
+    public void backendAuthenticationFailed() {
+        backendAuthenticationFailures.increment();
     }
 
     public void backendConnectionClosed() {

@@ -33,6 +33,8 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
     private int nextCorrelationId;
     /** The streamed response whose bytes are arriving, if any. */
     private ResponseStream current;
+    /** Takes no new requests: its broker session is about to end (see {@link #retireAfter}). */
+    private boolean retired;
 
     /** A request waiting for its answer: whole ({@code frame}) or streamed ({@code stream}). */
     private record Pending(CompletableFuture<ByteBuf> frame, CompletableFuture<ResponseStream> stream,
@@ -53,6 +55,23 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
 
     Channel channel() {
         return channel;
+    }
+
+    /**
+     * After {@code delay}, stops taking new requests (its session hands them to a fresh
+     * connection) and closes once the requests already on it are answered. Must be called on
+     * the channel's event loop.
+     */
+    void retireAfter(Duration delay) {
+        channel.eventLoop().schedule(() -> {
+            retired = true;
+            whenIdle().thenRun(channel::close);
+        }, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether new requests must go on another connection. */
+    boolean retired() {
+        return retired;
     }
 
     int inFlight() {

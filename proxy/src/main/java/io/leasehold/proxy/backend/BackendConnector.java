@@ -17,6 +17,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -38,6 +39,11 @@ public final class BackendConnector {
     private static final int KEEPALIVE_IDLE_SECONDS = 15;
     private static final int KEEPALIVE_INTERVAL_SECONDS = 5;
     private static final int KEEPALIVE_PROBES = 3;
+    /**
+     * Share of a broker's SASL session lifetime a connection is used for new requests: Kafka's
+     * own clients re-authenticate at 85-95 %, and a request sent before then reaches the broker in time.
+     */
+    private static final double SESSION_USE = 0.85;
 
     private final Duration connectTimeout;
     private final Duration requestTimeout;
@@ -49,6 +55,10 @@ public final class BackendConnector {
     /** One line per broker per 10 s: every client connection retries a broker whose certificate is refused. */
     private final WarningRateLimiter handshakeWarnings = new WarningRateLimiter(10_000, System::nanoTime);
     private final BrokerNameResolution names;
+    /** Logs each new connection in before it carries requests; {@code null} for brokers without SASL. */
+    private final BrokerLogin login;
+    /** One line per broker per 10 s, like refused certificates. */
+    private final WarningRateLimiter loginWarnings = new WarningRateLimiter(10_000, System::nanoTime);
 
     /** A plaintext connector resolving broker names with this host's name servers. */
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
@@ -83,6 +93,17 @@ public final class BackendConnector {
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
                             int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
                             BrokerNameResolution names) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, tls, names, null);
+    }
+
+    /**
+     * Like the connector above, logging every new connection in with {@code login} (after TLS, when
+     * on) before it counts as open; {@code null} for brokers without SASL.
+     */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
+                            BrokerNameResolution names, BrokerLogin login) {
+        this.login = login;
         this.tls = tls;
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
@@ -141,12 +162,46 @@ public final class BackendConnector {
         }
         ChannelFuture connected = bootstrap.connect(host, port);
         connection.attach(connected.channel());
-        ChannelFuture ready = tls == null ? connected : handshaken(connected, host, port);
+        ChannelFuture secured = tls == null ? connected : handshaken(connected, host, port);
+        ChannelFuture ready = login == null ? secured : loggedIn(secured, connection, host, port);
         ready.addListener(f -> {
             if (f.isSuccess()) {
                 metrics.connectionOpened();
                 ready.channel().closeFuture().addListener(c -> metrics.connectionClosed());
             }
+        });
+        return ready;
+    }
+
+    /**
+     * Completes once {@code connection}, after {@code secured}, has logged in; a refused login
+     * closes it and fails, so the broker counts as unreachable. A session the broker limits is
+     * retired at {@link #SESSION_USE} of its lifetime, well before the broker would close it.
+     */
+    private ChannelFuture loggedIn(ChannelFuture secured, BackendConnection connection, String host, int port) {
+        ChannelPromise ready = secured.channel().newPromise();
+        secured.addListener(s -> {
+            if (!s.isSuccess()) {
+                ready.setFailure(s.cause());
+                return;
+            }
+            login.authenticate(connection, host, connectTimeout).whenComplete((lifetime, error) -> {
+                if (error == null) {
+                    if (!lifetime.isZero()) {
+                        connection.retireAfter(Duration.ofMillis((long) (lifetime.toMillis() * SESSION_USE)));
+                    }
+                    ready.setSuccess();
+                    return;
+                }
+                Throwable cause = error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                metrics.authenticationFailed();
+                loginWarnings.warn(LOG, "backend SASL", InetSocketAddress.createUnresolved(host, port),
+                        "SASL login to broker {}:{} as {} failed, so it counts as unreachable: {}", host, port,
+                        login.describe(), cause.getMessage());
+                ready.setFailure(cause);
+                secured.channel().close();
+            });
         });
         return ready;
     }

@@ -10,6 +10,10 @@ public interface BackendListener {
     default void connectionClosed() {
     }
 
+    /** A broker refused the proxy's SASL login on a new connection. */
+    default void authenticationFailed() {
+    }
+
     /** Whether every backend connection of a session can take more writes right now. */
     default void writabilityChanged(boolean writable) {
     }

@@ -176,7 +176,7 @@ public final class BackendSession implements AutoCloseable {
     private OrderedConnection connection(BrokerAddress broker) {
         String key = key(broker);
         OrderedConnection existing = connections.get(key);
-        if (existing != null) {
+        if (existing != null && !retired(existing.opened())) {
             return existing;
         }
         OrderedConnection created = new OrderedConnection();
@@ -201,6 +201,11 @@ public final class BackendSession implements AutoCloseable {
             }
         });
         return created;
+    }
+
+    /** Whether {@code connection} is open but retiring: it finishes its requests, new ones need a fresh one. */
+    private static boolean retired(CompletableFuture<BackendConnection> connection) {
+        return connection.isDone() && !connection.isCompletedExceptionally() && connection.join().retired();
     }
 
     private static String key(BrokerAddress broker) {

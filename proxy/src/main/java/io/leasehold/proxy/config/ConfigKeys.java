@@ -35,6 +35,7 @@ final class ConfigKeys {
                 "maxResponseBytes"));
         sections.put("backends.tls", List.of("enabled", "caFile", "certFile", "keyFile", "verifyHostname",
                 "protocols"));
+        sections.put("backends.sasl", List.of("mechanism", "username", "passwordFile"));
         sections.put("backends.dns", List.of("minTtl", "maxTtl", "negativeTtl"));
         sections.put("admin", List.of("host", "port", "routes"));
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",

@@ -178,7 +178,7 @@ public final class ConfigLoader {
                 in.duration(key("backends", "requestTimeout"), Duration.ofSeconds(30)),
                 in.duration(key("backends", "controlRequestTimeout"), Duration.ofSeconds(3)),
                 in.positiveInt(key("backends", "maxResponseBytes"), DEFAULT_MAX_RESPONSE_BYTES),
-                backendTls(in), backendDns(in));
+                backendTls(in), backendDns(in), backendSasl(in));
         ProxyConfig.Limits limits = new ProxyConfig.Limits(
                 in.positiveInt(key("limits", "maxFrameBytes"), DEFAULT_MAX_FRAME_BYTES),
                 in.positiveInt(key("limits", "maxConnections"), 10_000),
@@ -438,6 +438,37 @@ public final class ConfigLoader {
             return fallback;
         }
         return value;
+    }
+
+    /**
+     * The service identity for brokers that require SASL, {@code null} unless {@code backends.sasl}
+     * has a key; all three keys are then required (the password file is read at start-up, not here).
+     */
+    private static ProxyConfig.BackendSasl backendSasl(ConfigReader in) {
+        ConfigKey mechanismKey = key("backends.sasl", "mechanism");
+        ConfigKey usernameKey = key("backends.sasl", "username");
+        ConfigKey passwordKey = key("backends.sasl", "passwordFile");
+        String mechanism = in.optionalText(mechanismKey);
+        String username = in.optionalText(usernameKey);
+        Path passwordFile = in.optionalFile(passwordKey);
+        if (!in.isSet(mechanismKey) && !in.isSet(usernameKey) && !in.isSet(passwordKey)) {
+            return null;
+        }
+        List<String> known = ProxyConfig.BackendSasl.MECHANISMS;
+        // A key that is set but unusable has its problem recorded already.
+        if (!in.isSet(mechanismKey)) {
+            in.problem(mechanismKey, "is required with the other backends.sasl keys: one of " + String.join(", ", known));
+        } else if (mechanism != null && !known.contains(mechanism)) {
+            in.problem(mechanismKey, "is " + mechanism + ", not a mechanism the proxy can log in to brokers with: "
+                    + "one of " + String.join(", ", known));
+        }
+        if (!in.isSet(usernameKey)) {
+            in.problem(usernameKey, "is required with backends.sasl: the user the proxy logs in to the brokers as");
+        }
+        if (!in.isSet(passwordKey)) {
+            in.problem(passwordKey, "is required with backends.sasl: the mounted file holding that user's password");
+        }
+        return new ProxyConfig.BackendSasl(mechanism, username, passwordFile);
     }
 
     /** TLS towards the brokers, {@code null} unless {@code backends.tls.enabled} is true. */

@@ -239,6 +239,11 @@ final class ConfigReader {
         return words;
     }
 
+    /** Whether {@code key} has a value, usable or not (in the file or the environment). */
+    boolean isSet(ConfigKey key) {
+        return raw(key).isPresent();
+    }
+
     /** An optional non-blank text, stripped; {@code null} when not set. */
     String optionalText(ConfigKey key) {
         return scalar(key, null, "a non-empty string", false, ConfigReader::nonBlank, true);

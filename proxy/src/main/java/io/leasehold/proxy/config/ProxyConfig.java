@@ -202,9 +202,16 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * bounds how long broker name lookups are cached.
      */
     public record Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
-                           Duration controlRequestTimeout, int maxResponseBytes, BackendTls tls, BackendDns dns) {
+                           Duration controlRequestTimeout, int maxResponseBytes, BackendTls tls, BackendDns dns,
+                           BackendSasl sasl) {
         public Backends {
             bootstrap = List.copyOf(bootstrap);
+        }
+
+        /** Broker connections without SASL. */
+        public Backends(List<HostPort> bootstrap, Duration connectTimeout, Duration requestTimeout,
+                        Duration controlRequestTimeout, int maxResponseBytes, BackendTls tls, BackendDns dns) {
+            this(bootstrap, connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, tls, dns, null);
         }
 
         /** Plaintext broker connections with the default DNS cache bounds. */
@@ -232,6 +239,18 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * {@code keyFile} are an optional client certificate; {@code protocols} are the TLS versions
      * offered, in the JDK's names.
      */
+    /**
+     * The one service identity the proxy authenticates as on every broker connection
+     * ({@code backends.sasl}); {@code null} in {@link Backends} for brokers without SASL.
+     *
+     * @param mechanism    one of {@link #MECHANISMS}
+     * @param passwordFile the mounted file holding the password, read at start-up and re-read when it changes
+     */
+    public record BackendSasl(String mechanism, String username, Path passwordFile) {
+        /** The mechanisms the proxy can log in to brokers with, by their SASL names. */
+        public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
+    }
+
     public record BackendTls(Path caFile, Path certFile, Path keyFile, boolean verifyHostname, List<String> protocols) {
         /** The TLS versions the proxy offers to brokers unless configured otherwise. */
         public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");

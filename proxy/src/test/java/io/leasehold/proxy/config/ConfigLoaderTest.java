@@ -307,6 +307,40 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void backendSaslIsOffByDefaultAndReadFromItsThreeKeys() throws ConfigException {
+        assertThat(loader.parse(MINIMAL, "config.yaml").backends().sasl()).isNull();
+        ProxyConfig config = loader.parse(MINIMAL.replace("backends: { bootstrap: [\"127.0.0.1:19092\"] }", """
+                backends:
+                  bootstrap: ["127.0.0.1:19092"]
+                  sasl: { mechanism: SCRAM-SHA-256, username: leasehold-proxy,
+                          passwordFile: /etc/leasehold/backend-sasl/password }
+                """), "config.yaml");
+
+        assertThat(config.backends().sasl()).isEqualTo(new ProxyConfig.BackendSasl("SCRAM-SHA-256",
+                "leasehold-proxy", Path.of("/etc/leasehold/backend-sasl/password")));
+    }
+
+    @Test
+    void backendSaslNeedsAKnownMechanismAUserAndAPasswordFile() {
+        ConfigException error = minimalFailureWith(Map.of("LEASEHOLD_BACKENDS_SASL_MECHANISM", "GSSAPI",
+                "LEASEHOLD_BACKENDS_SASL_PASSWORD_FILE", "password.txt"));
+
+        assertThat(error.problems()).containsExactlyInAnyOrder(
+                "config.yaml: backends.sasl.mechanism: is GSSAPI, not a mechanism the proxy can log in to brokers "
+                        + "with: one of SCRAM-SHA-512, SCRAM-SHA-256, PLAIN",
+                "config.yaml: backends.sasl.username: is required with backends.sasl: the user the proxy logs in to "
+                        + "the brokers as",
+                "config.yaml: backends.sasl.passwordFile (from environment variable "
+                        + "LEASEHOLD_BACKENDS_SASL_PASSWORD_FILE): expected an absolute file path, got \"password.txt\"");
+        assertThat(minimalFailureWith(Map.of("LEASEHOLD_BACKENDS_SASL_USERNAME", "svc")).problems())
+                .containsExactlyInAnyOrder(
+                        "config.yaml: backends.sasl.mechanism: is required with the other backends.sasl keys: one of "
+                                + "SCRAM-SHA-512, SCRAM-SHA-256, PLAIN",
+                        "config.yaml: backends.sasl.passwordFile: is required with backends.sasl: the mounted file "
+                                + "holding that user's password");
+    }
+
+    @Test
     void brokerDnsCacheBoundsMustBeWholeSecondsWithTheMaximumNotBelowTheMinimum() {
         ConfigException error = minimalFailureWith(Map.of("LEASEHOLD_BACKENDS_DNS_MIN_TTL", "10s",
                 "LEASEHOLD_BACKENDS_DNS_MAX_TTL", "5s", "LEASEHOLD_BACKENDS_DNS_NEGATIVE_TTL", "1500ms"));

@@ -279,6 +279,21 @@ class HelmChartTest {
     }
 
     @Test
+    void backendSaslPasswordSecretIsMountedAsADirectoryWhereTheConfigPoints() throws Exception {
+        RenderedChart chart = render("external-secure-values.yaml");
+        ProxyConfig.BackendSasl sasl = chart.proxyConfig().backends().sasl();
+        JsonNode volume = volume(chart, "backend-sasl");
+        JsonNode mount = mount(chart.proxyContainer(), "backend-sasl");
+
+        assertThat(sasl).isEqualTo(new ProxyConfig.BackendSasl("SCRAM-SHA-512", "leasehold-proxy",
+                Path.of(mount.path("mountPath").asText(), "password")));
+        assertThat(volume.path("secret").path("secretName").asText()).isEqualTo("kafka-proxy-backend-sasl");
+        assertThat(volume.path("secret").path("items").get(0).path("key").asText()).isEqualTo("password");
+        assertThat(mount.has("subPath")).as("a directory mount, so a rotated Secret reaches the pod").isFalse();
+        assertThat(render("defaults").proxyConfig().backends().sasl()).as("no SASL unless a mechanism is set").isNull();
+    }
+
+    @Test
     void listenerTlsSecretsAreMountedWhereTheConfigPointsAndClientsAreToldToUseSsl() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         ProxyConfig.Listener listener = chart.proxyConfig().listener();
@@ -469,6 +484,9 @@ class HelmChartTest {
             "config.etcd.endpoints={http://a:2379,https://b:2379} | at '/config/etcd/endpoints/0': 'http://a:2379' does not match pattern '^https://'",
             "backendTls.enabled=true,backendTls.clientCertificate=true | at '/backendTls/existingSecret': minLength: got 0, want 1",
             "backendTls.existingSecret=broker-ca               | at '/backendTls/existingSecret': maxLength: got 9, want 0",
+            "backendSasl.mechanism=PLAIN,backendSasl.username=svc | at '/backendSasl/existingSecret': minLength: got 0, want 1",
+            "backendSasl.mechanism=GSSAPI                      | /backendSasl/mechanism",
+            "backendSasl.existingSecret=pw                     | at '/backendSasl/existingSecret': maxLength: got 2, want 0",
             "listenerTls.clientAuth=required                   | at '/listenerTls/existingSecret': minLength: got 0, want 1",
             "listenerTls.clientAuth=always                     | /listenerTls/clientAuth",
             "listenerTls.existingSecret=t,listenerTls.clientCaSecret=ca | at '/listenerTls/clientAuth': value must be one of",

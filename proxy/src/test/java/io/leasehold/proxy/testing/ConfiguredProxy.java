@@ -94,6 +94,7 @@ public final class ConfiguredProxy implements AutoCloseable {
         private final String name;
         private final StringBuilder listenerKeys = new StringBuilder();
         private final StringBuilder sections = new StringBuilder();
+        private String backends;
 
         private Builder(LocalCluster cluster, Path dir, String name) {
             this.cluster = cluster;
@@ -104,6 +105,15 @@ public final class ConfiguredProxy implements AutoCloseable {
         /** Adds YAML lines under {@code listener:}, written as if the key were at the top level. */
         public Builder listener(String yaml) {
             yaml.lines().forEach(line -> listenerKeys.append("  ").append(line).append('\n'));
+            return this;
+        }
+
+        /**
+         * Replaces the {@code backends} section (by default the cluster's brokers as bootstrap) with
+         * {@code yaml}, a flow mapping such as {@code { bootstrap: ["127.0.0.1:9092"], sasl: {...} }}.
+         */
+        public Builder backends(String yaml) {
+            this.backends = yaml;
             return this;
         }
 
@@ -126,10 +136,12 @@ public final class ConfiguredProxy implements AutoCloseable {
                           port: %d
                           advertisedHost: 127.0.0.1
                         %setcd:     { endpoints: ["%s"], prefix: %s }
-                        backends: { bootstrap: [%s] }
+                        backends: %s
                         admin:    { host: 127.0.0.1, port: %d }
                         %s""".formatted(port, listenerKeys, cluster.etcdEndpoint(), cluster.prefix(),
-                        quoted(cluster.bootstrapServers().split(",")), adminPort, sections));
+                        backends != null ? backends
+                                : "{ bootstrap: [" + quoted(cluster.bootstrapServers().split(",")) + "] }",
+                        adminPort, sections));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
