@@ -1,6 +1,6 @@
 package io.leasehold.proxy.testing;
 
-import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.ManagedProcess;
 import java.io.IOException;
@@ -54,7 +54,7 @@ public final class SaslKafkaBroker implements AutoCloseable {
     public static SaslKafkaBroker start(String user, String password, Duration sessionLifetime, Path logDir)
             throws IOException {
         Path dir = Files.createTempDirectory("leasehold-sasl-kafka-");
-        int[] ports = EtcdServer.freePorts(3);
+        int[] ports = LoopbackPorts.take(3);
         Path config = dir.resolve("server.properties");
         String plainUsers = "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + user + "=\""
                 + password + "\";";
