@@ -37,8 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * another owner is SIGSTOPped past its lease and resumed. Every reader must read, from every
  * partition of each fault, records written after it; in the end every acknowledged record is
  * read by every reader; no producer fails a record; and the topic, read again from the start,
- * holds every acknowledged record exactly once. The readers' own duplicates (a group member that
- * rejoins resumes from its last committed offset) are printed, not asserted.
+ * holds every acknowledged record. Duplicates are printed, not asserted: the writers are not
+ * idempotent, so a write whose answer died with the killed owner may be written again by a retry
+ * (Kafka's at-least-once for such producers), and a group member that rejoins resumes from its
+ * last committed offset.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OAuthBearerFailoverTest {
@@ -149,12 +151,13 @@ class OAuthBearerFailoverTest {
             assertThat(kafkajsWriter.failures()).as("records kafkajs failed, see " + kafkajsWriter.log()).isEmpty();
             assertThat(javaReader.errors()).as("what poll() threw").isEmpty();
             assertThat(kafkajs.errors()).as("errors kafkajs gave up on, see " + kafkajs.log()).isEmpty();
-            // The group members read at least once (a member that rejoins resumes from its last commit, so
-            // their duplicates are reported, not asserted); the log itself must hold each record once.
+            // At least once, for the log too: the writers are not idempotent (see the class comment).
             Map<String, Object> audit = new HashMap<>(javaSettings());
             audit.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
             List<String> log = StringClients.consume(audit, topic, "audit-" + UUID.randomUUID(), acked.size());
-            assertThat(log).as("the topic read once more from the start").doesNotHaveDuplicates().containsAll(acked);
+            assertThat(log).as("the topic read once more from the start").containsAll(acked);
+            System.out.printf("oauthbearer failover: the topic holds %d records, %d of them written twice%n",
+                    log.size(), log.size() - new HashSet<>(log).size());
         } finally {
             javaWriter.close();
             kafkajsWriter.kill();
