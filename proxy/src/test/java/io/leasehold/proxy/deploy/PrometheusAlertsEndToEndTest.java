@@ -105,15 +105,19 @@ class PrometheusAlertsEndToEndTest {
         ProxyProcess first = cluster.startProxy();
         ProxyProcess second = cluster.startProxy();
         cluster.createTopic(TOPIC, PARTITIONS);
-        javaWriter = new JavaWriter(first.address(), TOPIC, PARTITIONS, 10);
-        kcatWriter = new KcatWriter(second.address(), TOPIC, 20, cluster.logDir());
+        // Modest traffic (about 30 records/s, fetches waiting up to 500 ms): the failures after
+        // the kill come at the clients' retry pace whatever the traffic, so the less healthy
+        // traffic shares the rule's 5m window with them, the wider the error ratio's margin over
+        // the 1 % threshold (3-4 % with five times this traffic).
+        javaWriter = new JavaWriter(first.address(), TOPIC, PARTITIONS, 50);
+        kcatWriter = new KcatWriter(second.address(), TOPIC, 100, cluster.logDir());
         kafkajs = KafkajsConsumer.start("kafkajs-monitored", second.address(), TOPIC, "monitored-group",
-                Duration.ofMillis(100), cluster.logDir());
+                Duration.ofMillis(500), cluster.logDir());
         // Prometheus starts once every partition is claimed and records flow: the first writes
         // (each claims its partition in etcd) and JVM warm-up stay out of its rate windows, as
         // they would have aged out of them in a tier that has been running for a while.
-        bounded().pollInterval(Duration.ofMillis(200)).until(() -> javaWriter.acked().size() >= 100
-                && kafkajs.received().size() >= 100 && everyPartitionOwned());
+        bounded().pollInterval(Duration.ofMillis(200)).until(() -> javaWriter.acked().size() >= 50
+                && kafkajs.received().size() >= 50 && everyPartitionOwned());
         prometheus = PrometheusServer.start(JOB, List.of(scrapeTarget(first), scrapeTarget(second)), rules, INTERVAL,
                 cluster.logDir());
     }
@@ -258,8 +262,8 @@ class PrometheusAlertsEndToEndTest {
         int javaAcked = javaWriter.acked().size();
         int kafkajsReceived = kafkajs.received().size();
         bounded().pollInterval(Duration.ofMillis(200)).until(() ->
-                javaWriter.acked().size() >= javaAcked + 2 * PARTITIONS * 10
-                        && kafkajs.received().size() >= kafkajsReceived + 2 * PARTITIONS * 10
+                javaWriter.acked().size() >= javaAcked + PARTITIONS * 5
+                        && kafkajs.received().size() >= kafkajsReceived + PARTITIONS * 5
                         && cluster.partitionOwner(TOPIC, 0).orElse(killedBroker) != killedBroker);
     }
 
