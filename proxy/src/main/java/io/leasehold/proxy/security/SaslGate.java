@@ -67,7 +67,10 @@ public final class SaslGate implements RequestHandler {
         boolean sasl = api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
         boolean authenticated = authenticator.state() == SaslAuthenticator.State.AUTHENTICATED;
         boolean expired = authenticator.expired();
-        if (api == ApiKeys.API_VERSIONS && !expired
+        // A failed connection is closing: requests it pipelined behind the failure are not served,
+        // ApiVersions included (a failed re-authentication would otherwise reopen an expired session to it).
+        boolean failed = authenticator.state() == SaslAuthenticator.State.FAILED;
+        if (api == ApiKeys.API_VERSIONS && !expired && !failed
                 && (authenticated || request.body().remaining() <= MAX_UNAUTHENTICATED_BYTES)) {
             return withSaslApis(request, client);
         }
@@ -88,7 +91,7 @@ public final class SaslGate implements RequestHandler {
                 return refuse("oversized", request + " with " + request.body().remaining()
                         + " body bytes before authentication (at most " + MAX_UNAUTHENTICATED_BYTES + ")");
             }
-            if (!sasl || authenticator.state() == SaslAuthenticator.State.FAILED) {
+            if (!sasl || failed) {
                 return refuse("unauthenticated", request + " before SASL authentication");
             }
             ApiMessage answer = api == ApiKeys.SASL_HANDSHAKE
