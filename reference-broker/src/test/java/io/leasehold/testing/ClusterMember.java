@@ -57,6 +57,16 @@ public abstract class ClusterMember implements AutoCloseable {
         process.resume();
     }
 
+    /** SIGSTOP for {@code duration}, then SIGCONT, also when the wait is interrupted. */
+    public void pauseFor(Duration duration) throws InterruptedException {
+        pause();
+        try {
+            Thread.sleep(duration.toMillis());
+        } finally {
+            resume();
+        }
+    }
+
     /** SIGTERM (graceful shutdown or drain) and wait; returns the exit code. */
     public int terminate(Duration timeout) {
         return process.terminate(timeout);

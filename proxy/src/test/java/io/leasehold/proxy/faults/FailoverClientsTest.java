@@ -130,12 +130,7 @@ class FailoverClientsTest {
             Set<Integer> frozen = ownedBy(topic, paused);
             BrokerProcess pausedBroker = cluster.broker(paused);
             long pausedAt = System.currentTimeMillis();
-            pausedBroker.pause();
-            try {
-                Thread.sleep(TTL.plusSeconds(2).toMillis());
-            } finally {
-                pausedBroker.resume();
-            }
+            pausedBroker.pauseFor(TTL.plusSeconds(2));
             awaitResumed(live, kafkajs, pausedAt, frozen);
             awaitEveryReader(live, kafkajs, 200);
             long steadyUntil = System.currentTimeMillis();

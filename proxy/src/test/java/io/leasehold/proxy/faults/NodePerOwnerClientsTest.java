@@ -125,12 +125,7 @@ class NodePerOwnerClientsTest {
 
             int paused = owners.values().stream().filter(id -> id != killed).findFirst().orElseThrow();
             BrokerProcess pausedBroker = cluster.broker(paused);
-            pausedBroker.pause();
-            try {
-                Thread.sleep(TTL.plusSeconds(2).toMillis());
-            } finally {
-                pausedBroker.resume();
-            }
+            pausedBroker.pauseFor(TTL.plusSeconds(2));
             Set<String> afterPause = new HashSet<>(javaWriter.acked());
             await().atMost(PROGRESS).until(() -> javaWriter.acked().size() >= afterPause.size() + 100);
 

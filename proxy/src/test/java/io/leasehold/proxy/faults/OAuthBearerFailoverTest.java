@@ -124,12 +124,7 @@ class OAuthBearerFailoverTest {
             Set<Integer> frozen = ownedBy(after, paused);
             BrokerProcess pausedBroker = cluster.broker(paused);
             long pausedAt = System.currentTimeMillis();
-            pausedBroker.pause();
-            try {
-                Thread.sleep(TTL.plusSeconds(2).toMillis());
-            } finally {
-                pausedBroker.resume();
-            }
+            pausedBroker.pauseFor(TTL.plusSeconds(2));
             awaitResumed(readers, kafkajs, pausedAt, frozen);
 
             javaWriter.close();
