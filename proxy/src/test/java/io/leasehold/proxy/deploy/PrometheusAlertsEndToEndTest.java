@@ -40,8 +40,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>While healthy no alert is pending or firing. Then the owner of partition 0 is SIGKILLed.
  * Until its lease expires every proxy request to its address fails
  * ({@code leasehold_backend_request_failures_total}), so LeaseholdRequestErrors fires, and only
- * it: two brokers remain registered, etcd and both proxies stay up, clients send nothing
- * malformed, and ownership moves once, not continuously. The produce latency alert is left out
+ * it is ever pending or firing from the kill until three seconds after the clients recover: two
+ * brokers remain registered, etcd and both proxies stay up, clients send nothing malformed, and
+ * ownership moves once, not continuously. (The error alert itself may resolve within that time:
+ * the rule's 5m window holds only the test's short history, so the recovered traffic soon
+ * dilutes the kill's failures below the threshold.) The produce latency alert is left out
  * of both checks (see {@link #SPEED_ALERT}). Then every dashboard panel's query must return data.
  */
 // Serial: asserts alerts fire and resolve within short rule windows.
@@ -159,22 +162,24 @@ class PrometheusAlertsEndToEndTest {
 
         long killedAt = System.nanoTime();
         killOwnerOfPartitionZero();
+        TreeSet<String> raised = new TreeSet<>();
         try {
             bounded().pollInterval(INTERVAL)
-                    .until(() -> alertsApartFromSpeed("firing").containsAll(EXPECTED_ON_BROKER_KILL));
+                    .until(() -> noteRaised(raised).containsAll(EXPECTED_ON_BROKER_KILL));
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("no " + EXPECTED_ON_BROKER_KILL + " within " + BOUND + " of killing broker "
                     + killedBroker + "; pending " + alertsApartFromSpeed("pending") + "; " + signals(), e);
         }
         System.out.printf("%s firing %d ms after broker %d was killed (for: %s); %s%n", EXPECTED_ON_BROKER_KILL,
                 Duration.ofNanos(System.nanoTime() - killedAt).toMillis(), killedBroker, FOR, signals());
-        awaitProducersRecovered();
-        Thread.sleep(INTERVAL.multipliedBy(3).toMillis());
+        awaitProducersRecovered(() -> noteRaised(raised));
+        for (int evaluation = 0; evaluation < 3; evaluation++) {
+            Thread.sleep(INTERVAL.toMillis());
+            noteRaised(raised);
+        }
 
-        assertThat(alertsApartFromSpeed("firing")).as("firing after broker %d was killed; %s", killedBroker, signals())
-                .isEqualTo(new TreeSet<>(EXPECTED_ON_BROKER_KILL));
-        assertThat(alertsApartFromSpeed("pending")).as("pending after broker %d was killed; %s", killedBroker, signals())
-                .isEmpty();
+        assertThat(raised).as("pending or firing from broker %d's kill until 3 s after recovery; %s", killedBroker,
+                signals()).isEqualTo(new TreeSet<>(EXPECTED_ON_BROKER_KILL));
         assertThat(javaWriter.failures()).as("records the Java producer failed").isEmpty();
     }
 
@@ -183,7 +188,7 @@ class PrometheusAlertsEndToEndTest {
     void everyDashboardQueryReturnsDataAfterTrafficAndABrokerKill() {
         awaitTrafficSeenByPrometheus();
         killOwnerOfPartitionZero();
-        awaitProducersRecovered();
+        awaitProducersRecovered(() -> { });
         GrafanaDashboard dashboard = GrafanaDashboard.ofChart(tools.chart());
         List<String> keys = dashboard.queries().stream().map(q -> q.panel() + "/" + q.refId()).toList();
         assertThat(keys).as("panel queries the empty-list names").containsAll(MAY_BE_EMPTY.keySet());
@@ -257,14 +262,30 @@ class PrometheusAlertsEndToEndTest {
         }
     }
 
-    /** Partition 0 has a new owner and records flow again: the Java producer's acknowledged and the consumer's received. */
-    private void awaitProducersRecovered() {
+    /**
+     * Adds the alerts now pending or firing (apart from the speed alert) to {@code raised} and
+     * returns those firing.
+     */
+    private TreeSet<String> noteRaised(TreeSet<String> raised) {
+        TreeSet<String> firing = alertsApartFromSpeed("firing");
+        raised.addAll(firing);
+        raised.addAll(alertsApartFromSpeed("pending"));
+        return firing;
+    }
+
+    /**
+     * Partition 0 has a new owner and records flow again: the Java producer's acknowledged and the
+     * consumer's received. {@code eachPoll} runs at every check.
+     */
+    private void awaitProducersRecovered(Runnable eachPoll) {
         int javaAcked = javaWriter.acked().size();
         int kafkajsReceived = kafkajs.received().size();
-        bounded().pollInterval(Duration.ofMillis(200)).until(() ->
-                javaWriter.acked().size() >= javaAcked + PARTITIONS * 5
+        bounded().pollInterval(INTERVAL).until(() -> {
+            eachPoll.run();
+            return javaWriter.acked().size() >= javaAcked + PARTITIONS * 5
                         && kafkajs.received().size() >= kafkajsReceived + PARTITIONS * 5
-                        && cluster.partitionOwner(TOPIC, 0).orElse(killedBroker) != killedBroker);
+                        && cluster.partitionOwner(TOPIC, 0).orElse(killedBroker) != killedBroker;
+        });
     }
 
     private static String scrapeTarget(ProxyProcess proxy) {
