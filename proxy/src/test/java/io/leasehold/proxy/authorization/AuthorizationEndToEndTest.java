@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -33,7 +32,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -120,16 +118,7 @@ class AuthorizationEndToEndTest {
 
     @AfterAll
     void stopAll() throws IOException {
-        if (cluster == null) {
-            return;
-        }
-        try {
-            for (ConfiguredProxy proxy : Stream.of(first, second).filter(Objects::nonNull).toList()) {
-                proxy.stop();
-            }
-        } finally {
-            cluster.close();
-        }
+        ConfiguredProxy.stopAll(cluster, first, second);
     }
 
     private ConfiguredProxy startProxy(String name, Path users) {

@@ -68,16 +68,7 @@ class ClientTlsTest {
 
     @AfterAll
     void stopAll() throws IOException {
-        if (cluster == null) {
-            return;
-        }
-        try {
-            for (ConfiguredProxy proxy : List.of(serverTls, mutualTls)) {
-                proxy.stop();
-            }
-        } finally {
-            cluster.close();
-        }
+        ConfiguredProxy.stopAll(cluster, serverTls, mutualTls);
     }
 
     /** Starts a proxy whose listener has the test's server certificate plus {@code moreListenerKeys}. */

@@ -72,16 +72,7 @@ class OAuthBearerFailoverTest {
 
     @AfterAll
     void stop() throws IOException {
-        if (cluster == null) {
-            return;
-        }
-        try {
-            if (proxy != null) {
-                proxy.stop();
-            }
-        } finally {
-            cluster.close();
-        }
+        ConfiguredProxy.stopAll(cluster, proxy);
     }
 
     private Map<String, Object> javaSettings() {

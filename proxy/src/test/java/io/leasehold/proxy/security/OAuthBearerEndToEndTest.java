@@ -22,12 +22,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.SaslConfigs;
@@ -109,16 +107,12 @@ class OAuthBearerEndToEndTest {
 
     @AfterAll
     void stopAll() throws IOException {
-        if (cluster == null) {
-            return;
-        }
         try {
-            for (ConfiguredProxy proxy : Stream.of(first, second, secure).filter(Objects::nonNull).toList()) {
-                proxy.stop();
-            }
+            ConfiguredProxy.stopAll(cluster, first, second, secure);
         } finally {
-            jwksServer.close();
-            cluster.close();
+            if (jwksServer != null) {
+                jwksServer.close();
+            }
         }
     }
 

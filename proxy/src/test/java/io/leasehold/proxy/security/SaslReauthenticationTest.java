@@ -63,16 +63,7 @@ class SaslReauthenticationTest {
 
     @AfterAll
     void stop() throws IOException {
-        if (cluster == null) {
-            return;
-        }
-        try {
-            if (proxy != null) {
-                proxy.stop();
-            }
-        } finally {
-            cluster.close();
-        }
+        ConfiguredProxy.stopAll(cluster, proxy);
     }
 
     private Map<String, Object> client(String mechanism) {

@@ -77,6 +77,31 @@ public final class ConfiguredProxy implements AutoCloseable {
         process.close();
     }
 
+    /**
+     * A test class's teardown: stops every proxy that was started ({@link #stop()}, with its
+     * drain and leak checks), then closes the cluster. A proxy whose stop failed is killed and the
+     * cluster still closed; nothing happens when the cluster never started.
+     */
+    public static void stopAll(LocalCluster cluster, ConfiguredProxy... proxies) throws IOException {
+        if (cluster == null) {
+            return;
+        }
+        try {
+            for (ConfiguredProxy proxy : proxies) {
+                if (proxy != null) {
+                    proxy.stop();
+                }
+            }
+        } finally {
+            for (ConfiguredProxy proxy : proxies) {
+                if (proxy != null) {
+                    proxy.close();
+                }
+            }
+            cluster.close();
+        }
+    }
+
     @Override
     public String toString() {
         return "proxy " + process.name() + " at " + address();

@@ -18,13 +18,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -95,16 +93,7 @@ class CertificatePrincipalEndToEndTest {
 
     @AfterAll
     void stopAll() throws IOException {
-        if (cluster == null) {
-            return;
-        }
-        try {
-            for (ConfiguredProxy proxy : Stream.of(first, second).filter(Objects::nonNull).toList()) {
-                proxy.stop();
-            }
-        } finally {
-            cluster.close();
-        }
+        ConfiguredProxy.stopAll(cluster, first, second);
     }
 
     /** kafka-clients settings for {@code proxy} with the client certificate {@code name}. */
