@@ -15,6 +15,10 @@
 //       one admin call for all the topics; prints {"event":"done"} when kafkajs reports success, else
 //       {"event":"error","error":"...","topics":[{"topic":"T2","error":"..."}]} (the per-topic errors
 //       kafkajs names, when it names any). The exit code is 0 only on success.
+//   fetch-offsets --brokers H:P --group G --topics T1,T2
+//       the group's committed offsets of those topics (admin.fetchOffsets): prints
+//       {"event":"offsets","topic":"T1","partitions":[{"partition":0,"offset":"5"}]} per topic, then
+//       {"event":"done"}; or {"event":"error",...} as above.
 // Every mode also takes [--sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U] (the password
 // from the environment variable LEASEHOLD_KAFKAJS_SASL_PASSWORD, so it is not on the command line), or
 // [--sasl-mechanism oauthbearer] (the bearer token, a JWT, from LEASEHOLD_KAFKAJS_OAUTH_TOKEN) and
@@ -239,8 +243,19 @@ async function deleteTopics(options) {
   return adminCall(options, (admin) => admin.deleteTopics({ topics: topicList(options) }));
 }
 
+async function fetchOffsets(options) {
+  return adminCall(options, async (admin) => {
+    const answers = await admin.fetchOffsets({ groupId: required(options, 'group'), topics: topicList(options) });
+    for (const { topic, partitions } of answers) {
+      emit({ event: 'offsets', topic, partitions: partitions.map(({ partition, offset }) => ({ partition, offset })) });
+    }
+  });
+}
+
 const { mode, options } = parseArgs(process.argv.slice(2));
-const modes = { produce, consume, 'create-topics': createTopics, 'delete-topics': deleteTopics };
+const modes = {
+  produce, consume, 'create-topics': createTopics, 'delete-topics': deleteTopics, 'fetch-offsets': fetchOffsets,
+};
 if (!modes[mode]) {
   fail(`first argument must be one of ${Object.keys(modes).join(', ')}, got '${mode}'`);
 }

@@ -69,13 +69,9 @@ final class RequestAccess {
                 request.topics().stream().map(OffsetDeleteRequestData.OffsetDeleteRequestTopic::name).toList());
     }
 
+    /** The group only: its topics are decided in the answer, by {@link CommittedOffsetAccess}. */
     private ApiException offsetFetch(OffsetFetchRequestData request, KafkaPrincipal principal) {
-        ApiException refused = group(principal, AclOperation.DESCRIBE, request.groupId());
-        if (refused != null || request.topics() == null) {
-            return refused;
-        }
-        return topics(principal, AclOperation.DESCRIBE,
-                request.topics().stream().map(OffsetFetchRequestData.OffsetFetchRequestTopic::name).toList());
+        return group(principal, AclOperation.DESCRIBE, request.groupId());
     }
 
     private ApiException topics(KafkaPrincipal principal, AclOperation operation, List<String> names) {

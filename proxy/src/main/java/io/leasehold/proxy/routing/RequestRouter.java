@@ -25,6 +25,8 @@ import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -62,6 +64,7 @@ public final class RequestRouter implements RequestHandler {
     private final AdminAccess adminAccess;
     private final MetadataAccess metadataAccess;
     private final ListingAccess listingAccess;
+    private final CommittedOffsetAccess committedOffsetAccess;
     private final AclApis aclApis;
     private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
@@ -97,6 +100,7 @@ public final class RequestRouter implements RequestHandler {
         this.adminAccess = new AdminAccess(authorizer);
         this.metadataAccess = new MetadataAccess(authorizer);
         this.listingAccess = new ListingAccess(authorizer);
+        this.committedOffsetAccess = new CommittedOffsetAccess(authorizer);
         this.aclApis = new AclApis(authorizer);
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
         this.presentation = presentation;
@@ -410,14 +414,42 @@ public final class RequestRouter implements RequestHandler {
                 return partitions.execute(deleteGroups, request, request.decodeBody(), client,
                         access(request, client));
             case OFFSET_FETCH:
-                if (request.version() >= OffsetFetchGroupsApi.FIRST_MULTI_GROUP_VERSION) {
-                    return partitions.execute(offsetFetchGroups, request, request.decodeBody(), client,
-                            access(request, client));
-                }
-                return singleGroup(request, client);
+                return offsetFetch(request, client);
             default:
                 return singleGroup(request, client);
         }
+    }
+
+    /**
+     * OffsetFetch: v8+ split by group owner, earlier versions to the one group's coordinator; with
+     * authorization on, the answer then shows only the topics the principal may describe.
+     */
+    private CompletableFuture<ReferenceCounted> offsetFetch(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        short version = request.version();
+        int correlationId = request.correlationId();
+        boolean multiGroup = version >= OffsetFetchGroupsApi.FIRST_MULTI_GROUP_VERSION;
+        OffsetFetchRequestData body = multiGroup || authorizer.enabled() ? request.decodeBody() : null;
+        CompletableFuture<ReferenceCounted> answer = multiGroup
+                ? partitions.execute(offsetFetchGroups, request, body, client, access(request, client))
+                : singleGroup(request, client);
+        if (!authorizer.enabled()) {
+            return answer;
+        }
+        return answer.thenCompose(frame -> {
+            OffsetFetchResponseData decoded;
+            try {
+                decoded = KafkaMessages.decodeResponse((ByteBuf) frame, ApiKeys.OFFSET_FETCH, version);
+            } finally {
+                frame.release();
+            }
+            Set<Uuid> ids = CommittedOffsetAccess.topicIds(decoded);
+            CompletableFuture<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of())
+                    : metadata.resolve(ids).exceptionally(error -> Map.of());
+            return names.thenApply(topicNames -> KafkaMessages.encodeResponse(client.alloc(), ApiKeys.OFFSET_FETCH,
+                    version, correlationId, committedOffsetAccess.visible(body, decoded, client.principal(),
+                            topicNames)));
+        });
     }
 
     /** A request about one group, checked against the ACLs before it goes to the group's coordinator. */

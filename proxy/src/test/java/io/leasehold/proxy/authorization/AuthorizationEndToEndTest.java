@@ -21,6 +21,8 @@ import java.util.UUID;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.DeleteTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -37,6 +39,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -353,6 +356,48 @@ class AuthorizationEndToEndTest {
                 .satisfies(e -> assertThat(e.path("error").asText()).contains("TOPIC_AUTHORIZATION_FAILED"));
         await().atMost(Duration.ofSeconds(30)).until(() -> !topicNames().contains(mine));
         assertThat(topicNames()).contains(theirs);
+    }
+
+    @Test
+    void committedOffsetsShowOnlyTheTopicsThePrincipalMayDescribeToJavaAdminAndKafkajs() throws Exception {
+        String open = topic("open-");
+        String secret = topic("secret-");
+        String group = "readers-" + UUID.randomUUID();
+        for (String topic : List.of(open, secret)) {
+            StringClients.produce(as("admin", first), topic, "v", RECORDS);
+            assertThat(StringClients.consume(as("admin", first), topic, group, RECORDS)).hasSize(RECORDS);
+        }
+        TopicPartition openZero = new TopicPartition(open, 0);
+        TopicPartition secretZero = new TopicPartition(secret, 0);
+
+        try (Admin admin = Admin.create(as("admin", second)); Admin bob = Admin.create(as("bob", second))) {
+            assertThat(committedTopics(admin.listConsumerGroupOffsets(group))).as("the admin sees both")
+                    .containsExactlyInAnyOrder(open, secret);
+            assertThat(committedTopics(bob.listConsumerGroupOffsets(group)))
+                    .as("all of the group's offsets, as bob may see them").containsExactly(open);
+            Map<TopicPartition, OffsetAndMetadata> named = bob.listConsumerGroupOffsets(Map.of(group,
+                            new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(openZero, secretZero))))
+                    .partitionsToOffsetAndMetadata(group).get(30, TimeUnit.SECONDS);
+            assertThat(named).as("a named topic bob may not describe is refused; kafka-clients leaves it out")
+                    .containsOnlyKeys(openZero);
+        }
+
+        List<JsonNode> fetched = kafkajs("kafkajs-acl-offsets", "bob", first,
+                List.of("fetch-offsets", "--group", group, "--topics", open), "", null);
+        assertThat(fetched).filteredOn(e -> e.path("event").asText().equals("offsets")).singleElement()
+                .satisfies(e -> {
+                    assertThat(e.path("topic").asText()).isEqualTo(open);
+                    long sum = 0;
+                    for (JsonNode partition : e.path("partitions")) {
+                        sum += Long.parseLong(partition.path("offset").asText());
+                    }
+                    assertThat(sum).as("committed offsets over the topic's partitions").isEqualTo(RECORDS);
+                });
+    }
+
+    private static Set<String> committedTopics(ListConsumerGroupOffsetsResult result) throws Exception {
+        return result.partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).keySet().stream()
+                .map(TopicPartition::topic).collect(Collectors.toSet());
     }
 
     @Test

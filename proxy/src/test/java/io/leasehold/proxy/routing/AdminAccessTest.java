@@ -3,11 +3,8 @@ package io.leasehold.proxy.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.leasehold.proxy.authorization.AclAuthorizer;
-import io.leasehold.proxy.authorization.AclRules;
-import io.leasehold.proxy.authorization.AclsFileParser;
-import io.leasehold.proxy.authorization.AuthorizationMetrics;
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.testing.YamlAcls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -46,7 +43,7 @@ class AdminAccessTest {
     private static final short BROKER = ConfigResource.Type.BROKER.id();
     private static final short GROUP = ConfigResource.Type.GROUP.id();
 
-    private final AdminAccess access = new AdminAccess(new AclAuthorizer(() -> rules("""
+    private final AdminAccess access = new AdminAccess(YamlAcls.authorizer("""
             acls:
               - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: orders,
                  operations: [CREATE, DELETE, ALTER, ALTER_CONFIGS], permission: ALLOW}
@@ -56,15 +53,7 @@ class AdminAccessTest {
                  operations: [ALL], permission: ALLOW}
               - {principal: "User:ops", resourceType: CLUSTER, operations: [CREATE, DESCRIBE_CONFIGS],
                  permission: ALLOW}
-            """), new AuthorizationMetrics(new SimpleMeterRegistry())));
-
-    private static AclRules rules(String yaml) {
-        try {
-            return AclRules.of(new AclsFileParser().parse(yaml, "test.yaml"));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
+            """, new SimpleMeterRegistry()));
 
     /** {@code answer} written and read back in {@code version}, as the client gets it. */
     @SuppressWarnings("unchecked")

@@ -2,11 +2,8 @@ package io.leasehold.proxy.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.proxy.authorization.AclAuthorizer;
-import io.leasehold.proxy.authorization.AclRules;
-import io.leasehold.proxy.authorization.AclsFileParser;
-import io.leasehold.proxy.authorization.AuthorizationMetrics;
 import io.leasehold.proxy.authorization.Authorizer;
+import io.leasehold.proxy.testing.YamlAcls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +26,7 @@ class RequestAccessTest {
     private static final KafkaPrincipal ALICE = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice");
     private static final KafkaPrincipal OPS = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "ops");
 
-    private final Authorizer authorizer = new AclAuthorizer(() -> rules("""
+    private final Authorizer authorizer = YamlAcls.authorizer("""
             acls:
               - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: orders,
                  operations: [WRITE, READ, CREATE, DESCRIBE_CONFIGS], permission: ALLOW}
@@ -38,16 +35,8 @@ class RequestAccessTest {
               - {principal: "User:ops", resourceType: CLUSTER, operations: [CREATE, DESCRIBE_CONFIGS, DESCRIBE],
                  permission: ALLOW}
               - {principal: "User:ops", resourceType: TOPIC, name: "*", operations: [DELETE], permission: ALLOW}
-            """), new AuthorizationMetrics(new SimpleMeterRegistry()));
+            """, new SimpleMeterRegistry());
     private final RequestAccess access = new RequestAccess(authorizer);
-
-    private static AclRules rules(String yaml) {
-        try {
-            return AclRules.of(new AclsFileParser().parse(yaml, "test.yaml"));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     @Test
     void groupRequestsNeedReadOnTheGroupAndCommitsReadOnEveryTopic() {
