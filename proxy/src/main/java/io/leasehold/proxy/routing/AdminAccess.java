@@ -15,6 +15,8 @@ import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -24,11 +26,11 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
- * Decides the admin requests that name several topics or config resources one resource at a
- * time, by Kafka's rules: CREATE on the cluster or the topic for CreateTopics, DELETE on the
- * topic for DeleteTopics, ALTER on the topic for CreatePartitions, DESCRIBE_CONFIGS /
- * ALTER_CONFIGS on the topic, the group, or (broker, broker-logger and client-metrics configs)
- * the cluster. A refused resource is answered with TOPIC_, GROUP_ or CLUSTER_AUTHORIZATION_FAILED
+ * Decides the requests that name several topics or config resources one resource at a time,
+ * by Kafka's rules: CREATE on the cluster or the topic for CreateTopics, DELETE on the topic for
+ * DeleteTopics, ALTER on the topic for CreatePartitions, DESCRIBE_CONFIGS / ALTER_CONFIGS on the
+ * topic, the group, or (broker, broker-logger and client-metrics configs) the cluster, READ on
+ * the topic for OffsetCommit and OffsetDelete (whose group is checked first, whole). A refused resource is answered with TOPIC_, GROUP_ or CLUSTER_AUTHORIZATION_FAILED
  * and the rest of the request is carried out.
  */
 final class AdminAccess {
@@ -47,13 +49,21 @@ final class AdminAccess {
         return PER_RESOURCE.contains(api);
     }
 
-    /** The topic ids {@code body} names (DeleteTopics v6+): their names are needed before it can be decided. */
+    /**
+     * The topic ids {@code body} names (DeleteTopics v6+, OffsetCommit v10): their names are
+     * needed before it can be decided.
+     */
     static Set<Uuid> topicIds(ApiMessage body) {
-        if (!(body instanceof DeleteTopicsRequestData delete)) {
-            return Set.of();
+        if (body instanceof DeleteTopicsRequestData delete) {
+            return delete.topics().stream().filter(t -> t.name() == null)
+                    .map(DeleteTopicsRequestData.DeleteTopicState::topicId)
+                    .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
         }
-        return delete.topics().stream().filter(t -> t.name() == null).map(DeleteTopicsRequestData.DeleteTopicState::topicId)
-                .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
+        if (body instanceof OffsetCommitRequestData commit) {
+            return commit.topics().stream().filter(t -> t.name().isEmpty())
+                    .map(OffsetCommitRequestData.OffsetCommitRequestTopic::topicId).collect(Collectors.toSet());
+        }
+        return Set.of();
     }
 
     /**
@@ -92,6 +102,15 @@ final class AdminAccess {
             return ResourceSplit.of(AdminResourceLists.INCREMENTAL_ALTER_CONFIGS, alter, r -> config(principal,
                     AclOperation.ALTER_CONFIGS, r.resourceType(), r.resourceName()));
         }
+        if (body instanceof OffsetCommitRequestData commit) {
+            return ResourceSplit.of(AdminResourceLists.OFFSET_COMMIT, commit, topic -> topic.name().isEmpty()
+                    ? topicById(principal, AclOperation.READ, topic.topicId(), topicNames)
+                    : topic(principal, AclOperation.READ, topic.name()));
+        }
+        if (body instanceof OffsetDeleteRequestData delete) {
+            return ResourceSplit.of(AdminResourceLists.OFFSET_DELETE, delete,
+                    topic -> topic(principal, AclOperation.READ, topic.name()));
+        }
         throw new IllegalArgumentException(body.getClass().getSimpleName() + " is not decided per resource");
     }
 
@@ -127,6 +146,13 @@ final class AdminAccess {
             return new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, "Not authorized to DELETE topic "
                     + (disclosed.containsKey(topic.topicId()) ? name : "id " + topic.topicId()));
         });
+    }
+
+    /** A topic given by id (OffsetCommit v10), decided on its name; an id nobody can name is unknown. */
+    private ApiError topicById(KafkaPrincipal principal, AclOperation operation, Uuid id, Map<Uuid, String> names) {
+        String name = names.get(id);
+        return name == null ? new ApiError(Errors.UNKNOWN_TOPIC_ID, "No topic has the id " + id)
+                : topic(principal, operation, name);
     }
 
     private ApiError topic(KafkaPrincipal principal, AclOperation operation, String name) {

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.routing;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
@@ -20,13 +21,17 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.ApiError;
 
 /**
- * The {@link ResourceListApi} of each admin API the proxy answers resource by resource: topics
- * for CreateTopics, DeleteTopics and CreatePartitions, config resources (type and name) for
- * DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
+ * The {@link ResourceListApi} of each API the proxy answers resource by resource: topics for
+ * CreateTopics, DeleteTopics, CreatePartitions, OffsetCommit and OffsetDelete, config resources
+ * (type and name) for DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
  */
 final class AdminResourceLists {
     static final ResourceListApi<CreateTopicsRequestData, CreateTopicsResponseData,
@@ -85,6 +90,33 @@ final class AdminResourceLists {
                     (resource, error) -> new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(resource.resourceType()).setResourceName(resource.resourceName())
                             .setErrorCode(error.error().code()).setErrorMessage(error.message()));
+
+    /** OffsetCommit: topics by name, or by id from v10 (names empty). */
+    static final ResourceListApi<OffsetCommitRequestData, OffsetCommitResponseData,
+            OffsetCommitRequestData.OffsetCommitRequestTopic, OffsetCommitResponseData.OffsetCommitResponseTopic>
+            OFFSET_COMMIT = new Lists<>(OffsetCommitRequestData::topics, OffsetCommitResponseData::new,
+                    OffsetCommitResponseData::topics,
+                    (result, topic) -> Objects.equals(result.name(), topic.name())
+                            && Objects.equals(result.topicId(), topic.topicId()),
+                    (topic, error) -> new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(topic.name())
+                            .setTopicId(topic.topicId()).setPartitions(new ArrayList<>(topic.partitions().stream()
+                                    .map(p -> new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                            .setPartitionIndex(p.partitionIndex()).setErrorCode(error.error().code()))
+                                    .toList())));
+
+    static final ResourceListApi<OffsetDeleteRequestData, OffsetDeleteResponseData,
+            OffsetDeleteRequestData.OffsetDeleteRequestTopic, OffsetDeleteResponseData.OffsetDeleteResponseTopic>
+            OFFSET_DELETE = new Lists<>(OffsetDeleteRequestData::topics, OffsetDeleteResponseData::new,
+                    OffsetDeleteResponseData::topics, (result, topic) -> Objects.equals(result.name(), topic.name()),
+                    (topic, error) -> {
+                        OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection partitions =
+                                new OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection();
+                        topic.partitions().forEach(p -> partitions.add(
+                                new OffsetDeleteResponseData.OffsetDeleteResponsePartition()
+                                        .setPartitionIndex(p.partitionIndex()).setErrorCode(error.error().code())));
+                        return new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(topic.name())
+                                .setPartitions(partitions);
+                    });
 
     private AdminResourceLists() {
     }

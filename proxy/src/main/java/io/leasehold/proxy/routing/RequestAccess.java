@@ -1,14 +1,10 @@
 package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -21,7 +17,8 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 /**
  * Checks the requests the proxy forwards whole (single-group APIs, client quotas, InitProducerId)
  * as Kafka does, and names the error the whole request is answered with when anything in it is
- * not allowed. The admin APIs that name several topics or config resources are decided one
+ * not allowed. For group requests that name topics (OffsetCommit, OffsetDelete, OffsetFetch) that
+ * is the group; their topics are decided one by one afterwards. The admin APIs that name several topics or config resources are decided one
  * resource at a time instead, by {@link AdminAccess}.
  */
 final class RequestAccess {
@@ -57,32 +54,19 @@ final class RequestAccess {
                 : new GroupAuthorizationException("Not authorized to " + operation + " group " + group, group);
     }
 
+    /** The group only: the topics are decided one by one, by {@link AdminAccess}. */
     private ApiException offsetCommit(OffsetCommitRequestData request, KafkaPrincipal principal) {
-        ApiException refused = group(principal, AclOperation.READ, request.groupId());
-        return refused != null ? refused : topics(principal, AclOperation.READ,
-                request.topics().stream().map(OffsetCommitRequestData.OffsetCommitRequestTopic::name).toList());
+        return group(principal, AclOperation.READ, request.groupId());
     }
 
+    /** The group only: the topics are decided one by one, by {@link AdminAccess}. */
     private ApiException offsetDelete(OffsetDeleteRequestData request, KafkaPrincipal principal) {
-        ApiException refused = group(principal, AclOperation.DELETE, request.groupId());
-        return refused != null ? refused : topics(principal, AclOperation.READ,
-                request.topics().stream().map(OffsetDeleteRequestData.OffsetDeleteRequestTopic::name).toList());
+        return group(principal, AclOperation.DELETE, request.groupId());
     }
 
     /** The group only: its topics are decided in the answer, by {@link CommittedOffsetAccess}. */
     private ApiException offsetFetch(OffsetFetchRequestData request, KafkaPrincipal principal) {
         return group(principal, AclOperation.DESCRIBE, request.groupId());
-    }
-
-    private ApiException topics(KafkaPrincipal principal, AclOperation operation, List<String> names) {
-        Set<String> refused = new LinkedHashSet<>();
-        for (String name : new LinkedHashSet<>(names)) {
-            if (!authorizer.allows(principal, operation, ResourceType.TOPIC, name)) {
-                refused.add(name);
-            }
-        }
-        return refused.isEmpty() ? null : new TopicAuthorizationException("Not authorized to " + operation
-                + " topics " + refused, refused);
     }
 
     private ApiException cluster(KafkaPrincipal principal, AclOperation operation) {

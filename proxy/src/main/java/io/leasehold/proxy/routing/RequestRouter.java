@@ -195,7 +195,8 @@ public final class RequestRouter implements RequestHandler {
             throws MalformedRequestException {
         if (authorizer.enabled()) {
             if (AdminAccess.decidesPerResource(request.apiKey())) {
-                return perResource(request, client, request.decodeBody());
+                return perResource(request, client, request.decodeBody(),
+                        (frame, c) -> anyBroker.forward(frame, c, policy.reads(frame.apiKey())));
             }
             CompletableFuture<ReferenceCounted> decided = authorized(request, client);
             if (decided != null) {
@@ -228,18 +229,26 @@ public final class RequestRouter implements RequestHandler {
     }
 
     /**
-     * An admin request decided resource by resource: topic ids (DeleteTopics v6+) are looked up
-     * first, since ACLs name topics.
+     * A request decided resource by resource (the admin APIs of {@link AdminAccess}, OffsetCommit,
+     * OffsetDelete): topic ids (DeleteTopics v6+, OffsetCommit v10) are looked up first, since ACLs
+     * name topics.
      */
     private CompletableFuture<ReferenceCounted> perResource(RequestFrame request, ClientContext client,
-                                                            ApiMessage body) {
+                                                            ApiMessage body, Forwarder forwarder) {
         Set<Uuid> ids = AdminAccess.topicIds(body);
         if (ids.isEmpty()) {
-            return split(request, client, body, Map.of());
+            return split(request, client, body, Map.of(), forwarder);
         }
         // An unresolved lookup leaves every id unknown (UNKNOWN_TOPIC_ID, which clients retry).
         return metadata.resolve(ids).handle((names, error) -> split(request, client, body,
-                names == null ? Map.of() : names)).thenCompose(answer -> answer);
+                names == null ? Map.of() : names, forwarder)).thenCompose(answer -> answer);
+    }
+
+    /** Where a request decided resource by resource goes: any broker, or its group's coordinator. */
+    @FunctionalInterface
+    private interface Forwarder {
+        CompletableFuture<ByteBuf> forward(RequestFrame request, ClientContext client)
+                throws MalformedRequestException;
     }
 
     /**
@@ -247,16 +256,17 @@ public final class RequestRouter implements RequestHandler {
      * is, and otherwise forwards the allowed part and merges the refusals into the answer.
      */
     private CompletableFuture<ReferenceCounted> split(RequestFrame request, ClientContext client, ApiMessage body,
-                                                      Map<Uuid, String> topicNames) {
+                                                      Map<Uuid, String> topicNames, Forwarder forwarder) {
         try {
             AdminSplit split = adminAccess.split(body, client.principal(), topicNames);
             if (split.allAllowed()) {
-                return forwardToAnyBroker(request, client);
+                ApiMessage local = BrokerConfigRefusal.answer(body);
+                return local != null ? respond(request, client, local) : widen(forwarder.forward(request, client));
             }
             if (split.noneAllowed()) {
                 return respond(request, client, split.answer(null));
             }
-            return forwardPart(request, client, split);
+            return forwardPart(request, client, split, forwarder);
         } catch (MalformedRequestException | RuntimeException e) {
             request.release();
             return CompletableFuture.failedFuture(e);
@@ -265,7 +275,8 @@ public final class RequestRouter implements RequestHandler {
 
     /** Sends the allowed part in the client's version; takes over (and releases) {@code request}. */
     private CompletableFuture<ReferenceCounted> forwardPart(RequestFrame request, ClientContext client,
-                                                            AdminSplit split) throws MalformedRequestException {
+                                                            AdminSplit split, Forwarder forwarder)
+            throws MalformedRequestException {
         ApiMessage part = split.allowedPart();
         ApiMessage local = BrokerConfigRefusal.answer(part);
         if (local != null) {
@@ -286,7 +297,7 @@ public final class RequestRouter implements RequestHandler {
         request.release();
         CompletableFuture<ByteBuf> sent;
         try {
-            sent = anyBroker.forward(partFrame, client, policy.reads(api));
+            sent = forwarder.forward(partFrame, client);
         } catch (MalformedRequestException | RuntimeException e) {
             partFrame.release();
             return CompletableFuture.failedFuture(e);
@@ -456,9 +467,13 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         if (authorizer.enabled()) {
-            ApiException refusal = requestAccess.refusal(request.apiKey(), request.decodeBody(), client.principal());
+            ApiMessage body = request.decodeBody();
+            ApiException refusal = requestAccess.refusal(request.apiKey(), body, client.principal());
             if (refusal != null) {
                 return refuse(request, client, refusal);
+            }
+            if (request.apiKey() == ApiKeys.OFFSET_COMMIT || request.apiKey() == ApiKeys.OFFSET_DELETE) {
+                return perResource(request, client, body, groups::route);
             }
         }
         return widen(groups.route(request, client));

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
@@ -393,6 +394,27 @@ class AuthorizationEndToEndTest {
                     }
                     assertThat(sum).as("committed offsets over the topic's partitions").isEqualTo(RECORDS);
                 });
+    }
+
+    @Test
+    void anOffsetCommitNamingATopicWithoutReadCommitsTheOthersAndRefusesThatTopicAlone() throws Exception {
+        String open = topic("open-");
+        String closed = topic("closed-");
+        String group = "readers-" + UUID.randomUUID();
+        TopicPartition openZero = new TopicPartition(open, 0);
+        TopicPartition closedZero = new TopicPartition(closed, 0);
+
+        try (Admin alice = Admin.create(as("alice", first)); Admin admin = Admin.create(as("admin", second))) {
+            AlterConsumerGroupOffsetsResult commit = alice.alterConsumerGroupOffsets(group, Map.of(
+                    openZero, new OffsetAndMetadata(3), closedZero, new OffsetAndMetadata(3)));
+            commit.partitionResult(openZero).get(30, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> commit.partitionResult(closedZero).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS))
+                    .as("what the group has committed").containsOnlyKeys(openZero)
+                    .hasEntrySatisfying(openZero, offset -> assertThat(offset.offset()).isEqualTo(3));
+        }
     }
 
     private static Set<String> committedTopics(ListConsumerGroupOffsetsResult result) throws Exception {

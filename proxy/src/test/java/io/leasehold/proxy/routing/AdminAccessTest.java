@@ -8,6 +8,7 @@ import io.leasehold.proxy.testing.YamlAcls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -25,6 +26,10 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -49,6 +54,8 @@ class AdminAccessTest {
                  operations: [CREATE, DELETE, ALTER, ALTER_CONFIGS], permission: ALLOW}
               - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: seen-,
                  operations: [DESCRIBE], permission: ALLOW}
+              - {principal: "User:alice", resourceType: TOPIC, patternType: PREFIXED, name: read-,
+                 operations: [READ], permission: ALLOW}
               - {principal: "User:alice", resourceType: GROUP, patternType: PREFIXED, name: billing-,
                  operations: [ALL], permission: ALLOW}
               - {principal: "User:ops", resourceType: CLUSTER, operations: [CREATE, DESCRIBE_CONFIGS],
@@ -100,6 +107,87 @@ class AdminAccessTest {
         }
         assertThat(access.split(request, OPS, Map.of()).allAllowed()).as("CREATE on the cluster covers every topic")
                 .isTrue();
+    }
+
+    @Test
+    void offsetCommitCommitsTheTopicsWithReadAndRefusesTheOthersOnEachPartition() {
+        OffsetCommitRequestData request = new OffsetCommitRequestData().setGroupId("billing-1");
+        request.topics().add(commitTopic("payments", Uuid.ZERO_UUID, 0, 1));
+        request.topics().add(commitTopic("read-a", Uuid.ZERO_UUID, 0));
+        AdminSplit split = access.split(request, ALICE, Map.of());
+
+        assertThat(((OffsetCommitRequestData) split.allowedPart()).topics()).extracting(t -> t.name())
+                .containsExactly("read-a");
+        OffsetCommitResponseData broker = new OffsetCommitResponseData();
+        broker.topics().add(new OffsetCommitResponseData.OffsetCommitResponseTopic().setName("read-a").setPartitions(
+                List.of(new OffsetCommitResponseData.OffsetCommitResponsePartition().setPartitionIndex(0))));
+        ApiMessage merged = split.answer(broker);
+        for (short version = 2; version < 10; version++) {
+            OffsetCommitResponseData read = asClientReads(ApiKeys.OFFSET_COMMIT, version, merged);
+            assertThat(read.topics()).as("v%d", version).flatExtracting(t -> t.partitions().stream()
+                            .map(p -> tuple(t.name(), p.partitionIndex(), Errors.forCode(p.errorCode()))).toList())
+                    .containsExactly(tuple("payments", 0, Errors.TOPIC_AUTHORIZATION_FAILED),
+                            tuple("payments", 1, Errors.TOPIC_AUTHORIZATION_FAILED),
+                            tuple("read-a", 0, Errors.NONE));
+        }
+    }
+
+    @Test
+    void offsetCommitByTopicIdIsDecidedOnTheTopicsNameAndAnUnknownIdIsUnknown() {
+        Uuid readable = Uuid.randomUuid();
+        Uuid refused = Uuid.randomUuid();
+        Uuid unknown = Uuid.randomUuid();
+        OffsetCommitRequestData request = new OffsetCommitRequestData().setGroupId("billing-1");
+        request.topics().add(commitTopic("", readable, 0));
+        request.topics().add(commitTopic("", refused, 0));
+        request.topics().add(commitTopic("", unknown, 0));
+        assertThat(AdminAccess.topicIds(request)).containsExactlyInAnyOrder(readable, refused, unknown);
+        AdminSplit split = access.split(request, ALICE, Map.of(readable, "read-b", refused, "payments"));
+
+        assertThat(((OffsetCommitRequestData) split.allowedPart()).topics()).extracting(t -> t.topicId())
+                .containsExactly(readable);
+        OffsetCommitResponseData broker = new OffsetCommitResponseData();
+        broker.topics().add(new OffsetCommitResponseData.OffsetCommitResponseTopic().setTopicId(readable)
+                .setPartitions(List.of(new OffsetCommitResponseData.OffsetCommitResponsePartition())));
+        OffsetCommitResponseData read = asClientReads(ApiKeys.OFFSET_COMMIT, (short) 10, split.answer(broker));
+        assertThat(read.topics()).extracting(t -> t.topicId(), t -> Errors.forCode(t.partitions().get(0).errorCode()))
+                .containsExactly(tuple(readable, Errors.NONE), tuple(refused, Errors.TOPIC_AUTHORIZATION_FAILED),
+                        tuple(unknown, Errors.UNKNOWN_TOPIC_ID));
+    }
+
+    @Test
+    void offsetDeleteNeedsReadOnEachTopic() {
+        OffsetDeleteRequestData request = new OffsetDeleteRequestData().setGroupId("billing-1");
+        for (String name : List.of("read-a", "payments")) {
+            request.topics().add(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName(name)
+                    .setPartitions(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition()
+                            .setPartitionIndex(0))));
+        }
+        AdminSplit split = access.split(request, ALICE, Map.of());
+
+        assertThat(((OffsetDeleteRequestData) split.allowedPart()).topics()).extracting(t -> t.name())
+                .containsExactly("read-a");
+        OffsetDeleteResponseData broker = new OffsetDeleteResponseData();
+        OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection deleted =
+                new OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection();
+        deleted.add(new OffsetDeleteResponseData.OffsetDeleteResponsePartition().setPartitionIndex(0));
+        broker.topics().add(new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName("read-a")
+                .setPartitions(deleted));
+        OffsetDeleteResponseData read = asClientReads(ApiKeys.OFFSET_DELETE, (short) 0, split.answer(broker));
+        assertThat(read.topics()).extracting(t -> t.name(),
+                        t -> Errors.forCode(t.partitions().find(0).errorCode()))
+                .containsExactly(tuple("read-a", Errors.NONE), tuple("payments", Errors.TOPIC_AUTHORIZATION_FAILED));
+    }
+
+    private static OffsetCommitRequestData.OffsetCommitRequestTopic commitTopic(String name, Uuid id,
+                                                                               int... partitions) {
+        List<OffsetCommitRequestData.OffsetCommitRequestPartition> offsets = new ArrayList<>();
+        for (int partition : partitions) {
+            offsets.add(new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(partition)
+                    .setCommittedOffset(5));
+        }
+        return new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(name).setTopicId(id)
+                .setPartitions(offsets);
     }
 
     @Test
