@@ -65,7 +65,8 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
         return new BenchOptions(quick, backends, outDir, jmh, load, logDir, profile, only);
     }
 
-    private static String value(String[] args, int index, String flag) {
+    /** The argument after a flag; throws IllegalArgumentException when there is none. */
+    static String value(String[] args, int index, String flag) {
         if (index >= args.length) {
             throw new IllegalArgumentException(flag + " needs a value");
         }

@@ -21,7 +21,7 @@ public final class ProcessStats {
     }
 
     /** A reading of one process at one moment. */
-    public record Sample(double cpuSeconds, long rssBytes, long peakRssBytes) {
+    public record Sample(double cpuSeconds, double systemSeconds, long rssBytes, long peakRssBytes) {
 
         /** CPU seconds spent between {@code earlier} and this sample. */
         public double cpuSecondsSince(Sample earlier) {
@@ -46,7 +46,7 @@ public final class ProcessStats {
                     peak = kibibytes(line);
                 }
             }
-            return new Sample((userTicks + systemTicks) / TICKS_PER_SECOND, rss, peak);
+            return new Sample((userTicks + systemTicks) / TICKS_PER_SECOND, systemTicks / TICKS_PER_SECOND, rss, peak);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read /proc for process " + pid, e);
         }

@@ -277,18 +277,18 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e);
         }
-        String description = request.toString();
         response.whenComplete((buf, error) -> {
             if (ctx.executor().inEventLoop()) {
-                finish(ctx, slot, description, request, size, started, buf, error);
+                finish(ctx, slot, request, size, started, buf, error);
             } else {
-                ctx.executor().execute(() -> finish(ctx, slot, description, request, size, started, buf, error));
+                ctx.executor().execute(() -> finish(ctx, slot, request, size, started, buf, error));
             }
         });
     }
 
-    private void finish(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, String description,
-                        RequestFrame request, int size, long started, ReferenceCounted response, Throwable error) {
+    /** {@code request} may be released by now; its parsed header, all a description uses, stays readable. */
+    private void finish(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, RequestFrame request, int size,
+                        long started, ReferenceCounted response, Throwable error) {
         budget.release(size);
         if (response instanceof ResponseStream stream) {
             // Still arriving: it counts as in flight, and a graceful drain waits, until its last byte is out.
@@ -308,7 +308,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                 reject(ctx, malformed.reason(), malformed.getMessage());
             } else {
                 warnings.warn(LOG, "request failed", ctx.channel().remoteAddress(),
-                        "Closing client {}: request {} failed: {}", client.remote(), description,
+                        "Closing client {}: request {} failed: {}", client.remote(), request,
                         ClientText.escape(cause.toString()));
                 ctx.close();
             }

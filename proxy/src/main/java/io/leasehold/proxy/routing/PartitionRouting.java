@@ -4,15 +4,16 @@ import io.github.resilience4j.retry.Retry;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCounted;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -55,22 +56,50 @@ final class PartitionRouting {
         PartitionedExchange<Q, R, T, E, P> exchange =
                 new PartitionedExchange<>(api, frame, request, client, router, metrics, budget,
                         bridges.get().target(api.apiKey(), frame.version()));
-        Set<Uuid> ids = api.topics(request).stream().map(api::topicId)
-                .filter(id -> !Uuid.ZERO_UUID.equals(id)).collect(Collectors.toSet());
         Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(
                 "partitions-" + key.name, PartitionedExchange.Attempt::worthRetrying));
+        Set<Uuid> ids = topicIds(api, request);
+        EventLoop loop = client.backends().eventLoop();
+        if (ids.isEmpty() && loop.inEventLoop()) {
+            // Topics named, and already on the connection's loop: start now rather than queue a task for it.
+            try {
+                return start(exchange, frame, Map.of(), access, retry);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         CompletableFuture<Map<Uuid, String>> names = ids.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of()) : topicIds.resolve(ids);
-        return names.handleAsync((resolved, error) -> {
-            List<PartitionedExchange.Entry<T, E>> entries;
-            try {
-                entries = exchange.entries(error == null ? resolved : Map.of(), access);
-            } catch (RuntimeException e) {
-                // A request the exchange cannot even list (say, an illegal partition id) ends here.
-                frame.release();
-                throw e;
+        return names.handleAsync((resolved, error) -> start(exchange, frame, error == null ? resolved : Map.of(),
+                access, retry), loop).thenCompose(f -> f);
+    }
+
+    private static <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ReferenceCounted> start(
+            PartitionedExchange<Q, R, T, E, P> exchange, RequestFrame frame, Map<Uuid, String> topicNames,
+            EntryAccess access, Retry retry) {
+        List<PartitionedExchange.Entry<T, E>> entries;
+        try {
+            entries = exchange.entries(topicNames, access);
+        } catch (RuntimeException e) {
+            // A request the exchange cannot even list (say, an illegal partition id) ends here.
+            frame.release();
+            throw e;
+        }
+        return exchange.run(entries, retry);
+    }
+
+    /** The topic ids the request names (none when its version names topics). */
+    private static <Q extends ApiMessage, T> Set<Uuid> topicIds(PartitionedApi<Q, ?, T, ?, ?> api, Q request) {
+        Set<Uuid> ids = Set.of();
+        for (T topic : api.topics(request)) {
+            Uuid id = api.topicId(topic);
+            if (!Uuid.ZERO_UUID.equals(id)) {
+                if (ids.isEmpty()) {
+                    ids = new HashSet<>();
+                }
+                ids.add(id);
             }
-            return exchange.run(entries, retry);
-        }, client.backends().eventLoop()).thenCompose(f -> f);
+        }
+        return ids;
     }
 }

@@ -49,10 +49,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     record Key(String topicName, Uuid topicId, int partition) {
     }
 
-    /** One partition of the request with its resolved topic name. */
-    record Entry<T, E>(T topic, E partition, String resolvedName, Key key) {
-        PartitionId partitionId() {
-            return new PartitionId(resolvedName, key.partition());
+    /** One partition of the request with its resolved topic name, as the routing table and write order know it. */
+    record Entry<T, E>(T topic, E partition, String resolvedName, Key key, PartitionId partitionId) {
+        Entry(T topic, E partition, String resolvedName, Key key) {
+            this(topic, partition, resolvedName, key, new PartitionId(resolvedName, key.partition()));
         }
     }
 
@@ -333,13 +333,21 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * nothing is retried, but a rejected route is dropped exactly as for a response read whole.
      */
     private PartitionedApi.StreamedErrors streamedErrors(List<Routed<T, E>> routed) {
-        Map<Key, Routed<T, E>> byKey = new HashMap<>();
-        routed.forEach(r -> byKey.put(r.entry().key(), r));
         return new PartitionedApi.StreamedErrors() {
+            /** Built at the first rejection: APIs that do not stream (Produce) never get here. */
+            private Map<Key, Routed<T, E>> byKey;
+
             @Override
             public void partition(String topicName, Uuid topicId, int partition, short error) {
+                if (error != api.rejection().code()) {
+                    return;
+                }
+                if (byKey == null) {
+                    byKey = new HashMap<>();
+                    routed.forEach(r -> byKey.put(r.entry().key(), r));
+                }
                 Routed<T, E> r = byKey.get(new Key(topicName, topicId, partition));
-                if (r != null && error == api.rejection().code()) {
+                if (r != null) {
                     rejected(r);
                 }
             }

@@ -16,16 +16,19 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.ReferenceCounted;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -119,6 +122,25 @@ class PartitionRoutingTest {
 
     @Test
     void splitsByOwnerRetriesOnlyTheRejectedPartitionOnItsNewOwnerAndMerges() throws Exception {
+        splitRetriedAndMerged(PartitionRoutingTest::startHere);
+    }
+
+    /** A client connection's requests arrive on its own loop, where they start without a queued task. */
+    @Test
+    void requestStartedOnTheConnectionsOwnLoopIsSplitRetriedAndMergedAlike() throws Exception {
+        splitRetriedAndMerged(start -> session.eventLoop().submit(start::get).get(10, TimeUnit.SECONDS));
+    }
+
+    private static CompletableFuture<ReferenceCounted> startHere(Supplier<CompletableFuture<ReferenceCounted>> start) {
+        return start.get();
+    }
+
+    /** Runs a request by calling the supplier it is given, on some thread, and returns the answer. */
+    private interface Starter {
+        CompletableFuture<ReferenceCounted> run(Supplier<CompletableFuture<ReferenceCounted>> start) throws Exception;
+    }
+
+    private void splitRetriedAndMerged(Starter starter) throws Exception {
         // t-0 is A's; the snapshot still says t-1 is B's, but A has taken it over.
         brokerA.owned.addAll(Set.of(0, 1));
         SwitchingRoutes table = new SwitchingRoutes();
@@ -135,8 +157,8 @@ class PartitionRoutingTest {
 
         RequestFrame frame = produceFrame((short) -1);
         ProduceRequestData request = frame.decodeBody();
-        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, request,
-                TestClients.on(session))
+        ByteBuf responseFrame = (ByteBuf) starter.run(() -> routing.execute(new ProduceApi(), frame, request,
+                TestClients.on(session)))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
         try {

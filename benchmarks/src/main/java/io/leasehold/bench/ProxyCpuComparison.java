@@ -1,0 +1,220 @@
+package io.leasehold.bench;
+
+import io.leasehold.bench.cluster.KafkaCluster;
+import io.leasehold.bench.cluster.KroxyliciousInstance;
+import io.leasehold.bench.cluster.LaunchedProxy;
+import io.leasehold.bench.cluster.OwnershipSeeder;
+import io.leasehold.bench.cluster.Presentation;
+import io.leasehold.bench.cluster.ProxyInstance;
+import io.leasehold.bench.load.LoadResult;
+import io.leasehold.bench.load.ProducerLoad;
+import io.leasehold.bench.load.ProducerWorkload;
+import io.leasehold.bench.load.Timing;
+import io.leasehold.bench.process.ProcessStats;
+import io.leasehold.bench.process.ThreadCpu;
+import io.leasehold.bench.report.Spread;
+import io.leasehold.bench.suite.KafkaBackend;
+import io.leasehold.bench.suite.Placement;
+import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.routing.testing.EtcdServer;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Proxy CPU seconds per GB produced, for two builds of the Leasehold proxy side by side (and
+ * optionally Kroxylicious) in front of one Kafka broker that owns every partition: acks=1,
+ * 1 KiB records, linger 5 ms, the paths' order rotating each round. CPU time of the
+ * proxy process ({@code /proc}) does not count time spent waiting for a core, so on a shared
+ * machine it is far steadier than throughput; running both builds in one session puts them
+ * under the same conditions. A warm-up first runs every workload on every proxy, so that the
+ * JIT compilers' CPU is not counted against the first rounds. Each producer run is 1 s warm-up +
+ * 2.5 s measured, as in the suite, and CPU is divided by every payload byte of the run. The
+ * fourth workload holds two producers to 20,000 records/s: small requests, where the cost per
+ * request shows.
+ */
+public final class ProxyCpuComparison {
+
+    private static final String TOPIC = "cpu-produce";
+    private static final int PARTITIONS = 9;
+    private static final int BUFFER = 4 << 20;
+    private static final List<ProducerWorkload> WORKLOADS = List.of(
+            new ProducerWorkload(1, 1024, "1", 5, 0),
+            new ProducerWorkload(2, 1024, "1", 5, 0),
+            new ProducerWorkload(4, 1024, "1", 5, 0),
+            new ProducerWorkload(2, 1024, "1", 5, 20_000));
+
+    private final PrintStream out;
+    private final Options options;
+
+    /**
+     * @param baselineJar  the baseline build's proxy jar, put in place of the current one
+     * @param rounds       measured rounds
+     * @param kroxylicious the Kroxylicious launcher's class path, or null to leave it out
+     * @param profile      record the current build with Java Flight Recorder, and dump its perf map, into {@code logDir}
+     * @param syscalls     count each proxy's system calls per MB with {@code perf stat}
+     * @param warmUp       how long each workload runs on each proxy before the first round
+     */
+    record Options(Path baselineJar, int rounds, String kroxylicious, boolean profile, boolean syscalls, Duration warmUp,
+                   Path logDir) {
+    }
+
+    ProxyCpuComparison(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    static final String USAGE = "usage: ProxyCpuComparison --baseline PROXY_JAR [--rounds N] [--warm-up SECONDS]"
+            + " [--kroxylicious] [--syscalls] [--profile]";
+
+    public static void main(String[] args) {
+        Options options;
+        try {
+            options = parse(args, System.getProperty(BenchMain.KROXYLICIOUS_CLASSPATH_PROPERTY));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
+        new ProxyCpuComparison(options, System.out).run();
+        System.exit(0);
+    }
+
+    /** Parses arguments; throws IllegalArgumentException naming the bad argument. */
+    static Options parse(String[] args, String kroxyliciousClasspath) {
+        Path baseline = null;
+        int rounds = 5;
+        int warmUpSeconds = 10;
+        boolean profile = false;
+        boolean kroxylicious = false;
+        boolean syscalls = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--baseline" -> baseline = Path.of(BenchOptions.value(args, ++i, "--baseline"));
+                case "--rounds" -> rounds = positive(BenchOptions.value(args, ++i, "--rounds"), "--rounds");
+                case "--warm-up" -> warmUpSeconds = positive(BenchOptions.value(args, ++i, "--warm-up"), "--warm-up");
+                case "--profile" -> profile = true;
+                case "--kroxylicious" -> kroxylicious = true;
+                case "--syscalls" -> syscalls = true;
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        if (baseline == null || !Files.isRegularFile(baseline)) {
+            throw new IllegalArgumentException("--baseline must name the baseline build's proxy jar, was " + baseline);
+        }
+        if (kroxylicious && kroxyliciousClasspath == null) {
+            throw new IllegalArgumentException("--kroxylicious needs the launcher's class path in -D"
+                    + BenchMain.KROXYLICIOUS_CLASSPATH_PROPERTY + " (scripts/bench-proxy-cpu sets it)");
+        }
+        return new Options(baseline, rounds, kroxylicious ? kroxyliciousClasspath : null, profile, syscalls,
+                Duration.ofSeconds(warmUpSeconds), Path.of("benchmarks", "target", "bench-logs"));
+    }
+
+    private static int positive(String value, String flag) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(flag + " must be a positive whole number, was " + value);
+    }
+
+    void run() {
+        String classpath = System.getProperty("java.class.path");
+        String baselineClasspath = Arrays.stream(classpath.split(":"))
+                .map(entry -> entry.contains("leasehold-proxy-") && entry.endsWith(".jar")
+                        ? options.baselineJar().toAbsolutePath().toString() : entry)
+                .collect(Collectors.joining(":"));
+        out.println("load average at start: " + MachineInfo.loadAverage());
+        try (EtcdServer etcd = EtcdServer.start();
+                KafkaCluster cluster = KafkaCluster.start(classpath, 1, options.logDir());
+                OwnershipSeeder seeder = new OwnershipSeeder(etcd.endpoint(), new KeySchema(KeySchema.DEFAULT_PREFIX))) {
+            KafkaBackend backend = new KafkaBackend(cluster, seeder);
+            backend.createTopic(TOPIC, PARTITIONS, Placement.ONE_OWNER);
+            List<String> bootstrap = List.of(cluster.bootstrap());
+            Map<String, LaunchedProxy> proxies = new LinkedHashMap<>();
+            try {
+                proxies.put("baseline", ProxyInstance.start(baselineClasspath, etcd.endpoint(), bootstrap,
+                        Presentation.singleNode(), options.logDir(), "cpu-baseline", List.of()));
+                proxies.put("current", ProxyInstance.start(classpath, etcd.endpoint(), bootstrap,
+                        Presentation.singleNode(), options.logDir(), "cpu-current", options.profile()
+                                ? List.of("-XX:StartFlightRecording=name=cpu,settings=profile,filename="
+                                        + options.logDir().toAbsolutePath().resolve("cpu-current.jfr"),
+                                        // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
+                                        "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit")
+                                : List.of()));
+                if (options.kroxylicious() != null) {
+                    proxies.put("kroxylicious", KroxyliciousInstance.start(options.kroxylicious(), bootstrap,
+                            KafkaCluster.FIRST_NODE_ID, 1, options.logDir()));
+                }
+                measure(proxies);
+            } finally {
+                proxies.values().forEach(LaunchedProxy::close);
+            }
+        }
+        out.println("load average at end: " + MachineInfo.loadAverage());
+    }
+
+    private void measure(Map<String, LaunchedProxy> proxies) {
+        // Until the JIT compilers are done: on a busy 2-core machine C2 still compiles minutes into
+        // a run, and its CPU would be counted against whichever workload runs first.
+        ProducerLoad warmUp = new ProducerLoad(new Timing(Duration.ZERO, options.warmUp()), BUFFER);
+        for (LaunchedProxy proxy : proxies.values()) {
+            WORKLOADS.forEach(workload -> warmUp.run(proxy.bootstrap(), TOPIC, workload));
+        }
+        ProducerLoad load = new ProducerLoad(new Timing(Duration.ofMillis(1000), Duration.ofMillis(2500)), BUFFER);
+        List<String> names = new ArrayList<>(proxies.keySet());
+        Map<String, List<Double>> cpuPerGb = new LinkedHashMap<>();
+        for (int round = 1; round <= options.rounds(); round++) {
+            for (ProducerWorkload workload : WORKLOADS) {
+                for (int i = 0; i < names.size(); i++) {
+                    String name = names.get((i + round) % names.size());
+                    LaunchedProxy proxy = proxies.get(name);
+                    ProcessStats stats = new ProcessStats(proxy.pid());
+                    ProcessStats.Sample before = stats.sample();
+                    ThreadCpu threadsBefore = ThreadCpu.read(proxy.pid());
+                    SyscallCount syscalls = options.syscalls() ? SyscallCount.start(proxy.pid()) : null;
+                    LoadResult result = load.run(proxy.bootstrap(), TOPIC, workload);
+                    ProcessStats.Sample after = stats.sample();
+                    double cpu = after.cpuSecondsSince(before);
+                    double sys = after.systemSeconds() - before.systemSeconds();
+                    String counted = (syscalls == null ? "" : "  " + syscalls.stopPerMegabyte(result.totalPayloadBytes()))
+                            + "  " + topThreads(ThreadCpu.read(proxy.pid()).since(threadsBefore));
+                    double perGb = cpu / (result.totalPayloadBytes() / 1e9);
+                    cpuPerGb.computeIfAbsent(workload.label() + " " + name, k -> new ArrayList<>()).add(perGb);
+                    out.printf(Locale.ROOT, "round %d %-34s %-12s %7.1f MB/s  cpu %5.2f s (sys %5.2f)  %5.2f s/GB  errors %d%s%n",
+                            round, workload.label(), name, result.megabytesPerSecond(), cpu, sys, perGb,
+                            result.errors(), counted);
+                }
+            }
+        }
+        out.println();
+        out.println("| workload | " + String.join(" | ", names) + " |");
+        for (ProducerWorkload workload : WORKLOADS) {
+            StringBuilder row = new StringBuilder("| " + workload.label() + " |");
+            for (String name : names) {
+                row.append(' ').append(Spread.of(cpuPerGb.get(workload.label() + " " + name)).format("%.2f")).append(" |");
+            }
+            out.println(row);
+        }
+    }
+
+    private static String topThreads(Map<String, Double> seconds) {
+        return seconds.entrySet().stream().filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(4)
+                .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
+                .collect(Collectors.joining(", ", "[", "]"));
+    }
+}
