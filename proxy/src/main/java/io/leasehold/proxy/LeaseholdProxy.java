@@ -171,12 +171,9 @@ public final class LeaseholdProxy implements AutoCloseable {
             acls.reloadWith(mountedFiles, authorizationMetrics);
             authorizer = new AclAuthorizer(acls::current, authorizationMetrics);
         }
-        ProxyConfig.Limits limits = config.limits();
-        MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
-                : MemoryBudget.defaultLimit(PlatformDependent.maxDirectMemory()));
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
-                        routing.retryMaxBackoff(), backends.requestTimeout()), authorizer, budget);
+                        routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));
@@ -187,6 +184,9 @@ public final class LeaseholdProxy implements AutoCloseable {
                         : new ClientCertificatePrincipals(listener.tlsPrincipal()),
                 sasl != null ? sasl.frameCap() : FrameCap.NONE);
         this.reachability = new BackendReachability(control, router, alloc);
+        ProxyConfig.Limits limits = config.limits();
+        MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
+                : MemoryBudget.defaultLimit(PlatformDependent.maxDirectMemory()));
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
                 budget.limit() >> 20, PlatformDependent.maxDirectMemory() >> 20);
         metrics.bindMemoryBudget(budget);
