@@ -11,8 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code kcat -P -v -v} (librdkafka, default settings; a line per delivered record) fed one record value every
- * {@code intervalMillis} on stdin, spread over the topic's partitions by librdkafka's
+ * {@code kcat -P -v -v} (librdkafka, default settings; a line per delivered record) fed one
+ * record value every {@code intervalMillis} on stdin, spread over the topic's partitions by librdkafka's
  * partitioner. kcat reports a failed delivery on stderr ("Delivery failed") and exits non-zero;
  * with exit code 0 and no such line every record was acknowledged.
  */
