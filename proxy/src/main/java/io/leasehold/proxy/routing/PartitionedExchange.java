@@ -319,20 +319,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
     }
 
-    /**
-     * An attempt that leaves {@code retry} to do: retried only within budget, while the answer is
-     * wanted, and within the owner deadline where there is one: past it the partitions are
-     * answered with what their owner said (a rejection, or unreachable: never written), so one
-     * owner being replaced holds up no other owner's partitions, and the client retries them.
-     */
+    /** An attempt that leaves {@code retry} to do: retried only within budget and while the answer is wanted. */
     private Attempt<T, E> retrying(List<Entry<T, E>> retry) {
         boolean wanted = api.continuesWithoutClient(request) || client.work().clientConnected();
-        Duration ownerDeadline = api.ownerAnswerDeadline(request);
-        boolean ownerWaited = ownerDeadline != null && System.nanoTime() - startNanos >= ownerDeadline.toNanos();
-        if (ownerWaited && !retry.isEmpty()) {
-            metrics.produceAnsweredWithoutOwner("deadline", retry.size());
-        }
-        return new Attempt<>(retry, null, !retry.isEmpty() && wanted && !ownerWaited && budget.allowsAnotherAttempt());
+        return new Attempt<>(retry, null, !retry.isEmpty() && wanted && budget.allowsAnotherAttempt());
     }
 
     private Attempt<T, E> finished(ReferenceCounted raw) {

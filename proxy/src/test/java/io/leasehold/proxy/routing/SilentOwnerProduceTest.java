@@ -13,8 +13,6 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * A Produce split over two owners on one client connection (the single-node presentation) while
  * one owner is silent: the live owner's partitions are answered once the silent owner's part is
  * past the owner deadline, later writes for the silent owner are answered at once without being
- * sent, the owner is written to again once its unanswered request ends or its partitions
- * move, and an unreachable owner's partitions are retried by the proxy only until the deadline. The live owner answers at once; the client waits 30 s, the backend session 30 s unless
+ * sent, and the owner is written to again once its unanswered request ends or its partitions
+ * move. The live owner answers at once; the client waits 30 s, the backend session 30 s unless
  * a test says otherwise, so every earlier answer comes from the owner deadline.
  */
 class SilentOwnerProduceTest {
@@ -186,24 +184,6 @@ class SilentOwnerProduceTest {
         table.current.set(routes(live, successor).snapshot());
 
         assertThat(produce(routing, api, client)).containsEntry(0, Errors.NONE).containsEntry(1, Errors.NONE);
-    }
-
-    @Test
-    void partitionsOfAnUnreachableOwnerAreRetriedOnlyUntilTheDeadlineThenAnsweredForTheClientToRetry()
-            throws Exception {
-        backends = new ScriptedBackends(Duration.ofSeconds(30));
-        BrokerAddress live = backends.broker(1, SilentOwnerProduceTest::answerAll);
-        BrokerAddress dead;
-        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            dead = new BrokerAddress(2, "127.0.0.1", closed.getLocalPort(), null);
-        }
-
-        Map<Integer, Errors> answer = produce(routing(routes(live, dead)), new ProduceApi(OWNER_DEADLINE),
-                TestClients.on(backends.session()));
-
-        assertThat(answer).containsEntry(0, Errors.NONE)
-                .as("never written, and etcd still names the dead owner: the client retries")
-                .containsEntry(1, Errors.NOT_LEADER_OR_FOLLOWER);
     }
 
     @Test
