@@ -199,7 +199,7 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $presentation "nodeHostPattern" .nodeHostPattern }}
 {{- end }}
 {{- $_ := set $config "presentation" $presentation }}
-{{- else }}
+{{- else if .produceOwnerDeadline }}
 {{- $_ := set $config "presentation" (dict "mode" .mode "produceOwnerDeadline" .produceOwnerDeadline) }}
 {{- end }}
 {{- end }}

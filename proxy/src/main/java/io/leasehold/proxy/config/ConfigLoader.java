@@ -236,8 +236,7 @@ public final class ConfigLoader {
             if (count != null) {
                 in.problem(countKey, onlyNodePerOwner);
             }
-            return ProxyConfig.Presentation.singleNode(Objects.requireNonNullElse(deadline,
-                    ProxyConfig.Presentation.DEFAULT_PRODUCE_OWNER_DEADLINE));
+            return ProxyConfig.Presentation.singleNode(deadline);
         }
         if (deadline != null) {
             in.problem(deadlineKey, "is only used with presentation.mode: single-node (a node's connection carries "

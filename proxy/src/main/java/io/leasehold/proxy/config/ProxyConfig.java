@@ -64,10 +64,8 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      */
     public record Presentation(PresentationMode mode, int nodePortBase, String nodeHostPattern, int firstNodeId,
                                int nodeCount, Duration produceOwnerDeadline) {
-        /** The default deadline for an owner's part of a Produce in single-node mode. */
-        public static final Duration DEFAULT_PRODUCE_OWNER_DEADLINE = Duration.ofSeconds(5);
-        /** Today's and the default presentation: one node. */
-        public static final Presentation SINGLE_NODE = singleNode(DEFAULT_PRODUCE_OWNER_DEADLINE);
+        /** Today's and the default presentation: one node, every owner of a Produce awaited. */
+        public static final Presentation SINGLE_NODE = singleNode(null);
 
         /** A node-per-owner (or, with no node settings, single-node) presentation without an owner deadline. */
         public Presentation(PresentationMode mode, int nodePortBase, String nodeHostPattern, int firstNodeId,
@@ -75,7 +73,10 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
             this(mode, nodePortBase, nodeHostPattern, firstNodeId, nodeCount, null);
         }
 
-        /** One node, answering a Produce without an owner that is silent for {@code produceOwnerDeadline}. */
+        /**
+         * One node, answering a Produce without an owner that is silent for
+         * {@code produceOwnerDeadline} (null: every owner is awaited).
+         */
         public static Presentation singleNode(Duration produceOwnerDeadline) {
             return new Presentation(PresentationMode.SINGLE_NODE, 0, null, 0, 0, produceOwnerDeadline);
         }

@@ -25,9 +25,8 @@ class PresentationConfigTest {
     }
 
     @Test
-    void singleNodeAnswersAProduceWithoutASilentOwnerAfterFiveSecondsOrTheConfiguredDeadline() throws ConfigException {
-        assertThat(loader.parse(BASE, "config.yaml").presentation().produceOwnerDeadline())
-                .isEqualTo(Duration.ofSeconds(5));
+    void singleNodeAwaitsEveryOwnerOfAProduceUnlessGivenAnOwnerDeadline() throws ConfigException {
+        assertThat(loader.parse(BASE, "config.yaml").presentation().produceOwnerDeadline()).isNull();
         assertThat(loader.parse(BASE + "presentation: { produceOwnerDeadline: 1500ms }", "config.yaml").presentation())
                 .isEqualTo(ProxyConfig.Presentation.singleNode(Duration.ofMillis(1500)));
     }
