@@ -199,6 +199,8 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $presentation "nodeHostPattern" .nodeHostPattern }}
 {{- end }}
 {{- $_ := set $config "presentation" $presentation }}
+{{- else if .produceOwnerDeadline }}
+{{- $_ := set $config "presentation" (dict "mode" .mode "produceOwnerDeadline" .produceOwnerDeadline) }}
 {{- end }}
 {{- end }}
 {{- if or .Values.authorization.aclsSecret .Values.authorization.aclsConfigMap }}

@@ -173,7 +173,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         }
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
-                        routing.retryMaxBackoff(), backends.requestTimeout()), authorizer);
+                        routing.retryMaxBackoff(), backends.requestTimeout(),
+                        config.presentation().produceOwnerDeadline()), authorizer);
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));

@@ -9,7 +9,10 @@ import java.util.Locale;
  */
 public record Presentation(String mode, int firstNodeId, int nodeCount, int nodePortBase) {
 
-    /** The whole proxy as one broker (the default, no section written). */
+    /**
+     * The whole proxy as one broker, answering a Produce without an owner silent for 5 s
+     * ({@code presentation.produceOwnerDeadline}, off by default), which the owner stall measures.
+     */
     public static Presentation singleNode() {
         return new Presentation("single-node", 0, 0, 0);
     }
@@ -24,10 +27,10 @@ public record Presentation(String mode, int firstNodeId, int nodeCount, int node
         return nodeCount > 0 && port >= nodePortBase && port < nodePortBase + nodeCount;
     }
 
-    /** The YAML section, empty for single-node. */
+    /** The YAML section. */
     String yaml() {
         if (mode.equals("single-node")) {
-            return "";
+            return String.format(Locale.ROOT, "presentation: { produceOwnerDeadline: 5s }%n");
         }
         return String.format(Locale.ROOT,
                 "presentation: { mode: %s, firstNodeId: %d, nodeCount: %d, nodePortBase: %d }%n",

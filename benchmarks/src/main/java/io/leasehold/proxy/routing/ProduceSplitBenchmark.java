@@ -65,7 +65,8 @@ public class ProduceSplitBenchmark {
     @Param({"1", "3"})
     public int owners;
 
-    private final ProduceApi api = new ProduceApi();
+    /** The split and merge do not depend on the owner deadline (a bound on waiting only). */
+    private final ProduceApi api = new ProduceApi(null);
     private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
     private RoutingSnapshot snapshot;
     private ByteBuf requestFrame;

@@ -39,6 +39,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> connectionsTimedOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
     private final Map<String, Counter> listenerConnections = new ConcurrentHashMap<>();
+    private final Map<String, Counter> partitionsWithoutOwner = new ConcurrentHashMap<>();
     private final Counter requestsQueued;
     private final Counter requestsThrottled;
     private final Counter dnsLookupFailures;
@@ -220,6 +221,22 @@ public final class ProxyMetrics implements AutoCloseable {
                         .tag("api", api.name)
                         .tag("reason", reason)
                         .register(registry)).increment();
+    }
+
+    /**
+     * Produce partitions answered without their owner in the single-node presentation, so the
+     * other owners' partitions of the request did not wait for it. {@code reason}: "deadline"
+     * (the owner left them unanswered past {@code presentation.produceOwnerDeadline}: answered
+     * REQUEST_TIMED_OUT) or "silent" (the owner was known silent: answered NOT_LEADER_OR_FOLLOWER
+     * without being sent).
+     */
+    public void produceAnsweredWithoutOwner(String reason, int partitions) {
+        partitionsWithoutOwner.computeIfAbsent(reason, key -> Counter.builder("leasehold.produce.partitions.without.owner")
+                .description("Produce partitions answered without their owner (single-node presentation), by reason: "
+                        + "deadline (unanswered past presentation.produceOwnerDeadline) or silent (owner known silent, "
+                        + "not sent)")
+                .tag("reason", key)
+                .register(registry)).increment(partitions);
     }
 
     /** A client request held back until its connection has fewer than its in-flight limit in progress. */

@@ -26,6 +26,7 @@ public final class BackendSession implements AutoCloseable {
     private final EventLoop loop;
     private final BackendListener listener;
     private final Map<String, OrderedConnection> connections = new HashMap<>();
+    private final SilentBrokers silentBrokers;
     private boolean closed;
     private boolean autoRead = true;
     private boolean lastWritable = true;
@@ -34,6 +35,12 @@ public final class BackendSession implements AutoCloseable {
         this.connector = connector;
         this.loop = loop;
         this.listener = listener;
+        this.silentBrokers = new SilentBrokers(loop);
+    }
+
+    /** The brokers that left a request of this session unanswered past the owner deadline. */
+    public SilentBrokers silentBrokers() {
+        return silentBrokers;
     }
 
     /** The event loop all of this session's connections run on. */

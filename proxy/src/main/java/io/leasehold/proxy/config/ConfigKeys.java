@@ -45,7 +45,8 @@ final class ConfigKeys {
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter", "initialLoadTimeout", "startWithoutEtcd"));
         sections.put("shutdown", List.of("drainTimeout"));
-        sections.put("presentation", List.of("mode", "nodePortBase", "nodeHostPattern", "firstNodeId", "nodeCount"));
+        sections.put("presentation", List.of("mode", "nodePortBase", "nodeHostPattern", "firstNodeId", "nodeCount",
+                "produceOwnerDeadline"));
         sections.put("authorization", List.of("aclsFile"));
         return Collections.unmodifiableMap(sections);
     }

@@ -220,6 +220,8 @@ public final class ConfigLoader {
         String pattern = in.optionalHostPattern(patternKey, NodeAddresses.ID_PLACEHOLDER);
         Integer first = in.optionalInt(firstKey, 0, MAX_NODE_ID);
         Integer count = in.optionalInt(countKey, 1, MAX_NODE_COUNT);
+        ConfigKey deadlineKey = key("presentation", "produceOwnerDeadline");
+        Duration deadline = in.optionalDuration(deadlineKey);
         if (mode == ProxyConfig.PresentationMode.SINGLE_NODE) {
             String onlyNodePerOwner = "is only used with presentation.mode: node-per-owner";
             if (base != null) {
@@ -234,7 +236,11 @@ public final class ConfigLoader {
             if (count != null) {
                 in.problem(countKey, onlyNodePerOwner);
             }
-            return ProxyConfig.Presentation.SINGLE_NODE;
+            return ProxyConfig.Presentation.singleNode(deadline);
+        }
+        if (deadline != null) {
+            in.problem(deadlineKey, "is only used with presentation.mode: single-node (a node's connection carries "
+                    + "one owner's partitions, so no owner waits for another)");
         }
         if (base == null && pattern == null) {
             in.problem(modeKey, "node-per-owner needs a distinct address per node: set presentation.nodePortBase "

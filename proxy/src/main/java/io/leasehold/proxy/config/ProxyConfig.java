@@ -57,12 +57,29 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * {@code nodeHostPattern} with {@code {id}} replaced, or {@code listener.advertisedHost}
      * without a pattern, on port {@code nodePortBase + id - firstNodeId}, or
      * {@code listener.advertisedPort} without a port range ({@code nodePortBase} 0). Every proxy
-     * listens on every node port of the range, on {@code listener.host}.
+     * listens on every node port of the range, on {@code listener.host}. In single-node mode
+     * {@code produceOwnerDeadline} is how long one owner may leave its part of a Produce
+     * unanswered before the other owners' partitions are answered without it (null in
+     * node-per-owner mode, where a client connection to a node carries one owner's partitions).
      */
     public record Presentation(PresentationMode mode, int nodePortBase, String nodeHostPattern, int firstNodeId,
-                               int nodeCount) {
-        /** Today's and the default presentation: one node. */
-        public static final Presentation SINGLE_NODE = new Presentation(PresentationMode.SINGLE_NODE, 0, null, 0, 0);
+                               int nodeCount, Duration produceOwnerDeadline) {
+        /** Today's and the default presentation: one node, every owner of a Produce awaited. */
+        public static final Presentation SINGLE_NODE = singleNode(null);
+
+        /** A node-per-owner (or, with no node settings, single-node) presentation without an owner deadline. */
+        public Presentation(PresentationMode mode, int nodePortBase, String nodeHostPattern, int firstNodeId,
+                            int nodeCount) {
+            this(mode, nodePortBase, nodeHostPattern, firstNodeId, nodeCount, null);
+        }
+
+        /**
+         * One node, answering a Produce without an owner that is silent for
+         * {@code produceOwnerDeadline} (null: every owner is awaited).
+         */
+        public static Presentation singleNode(Duration produceOwnerDeadline) {
+            return new Presentation(PresentationMode.SINGLE_NODE, 0, null, 0, 0, produceOwnerDeadline);
+        }
 
         /** Whether the proxy listens on a port per node. */
         public boolean hasNodePorts() {

@@ -113,6 +113,17 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     }
 
     /**
+     * For a write split over owners that share one client connection (the single-node
+     * presentation): how long one owner may leave its part unanswered before the other owners'
+     * partitions are answered without it, its own with an unknown outcome, and the owner is
+     * known silent; while it is, its partitions are answered at once with the rejection instead
+     * of being sent. Null: an owner's answer is awaited as long as {@link #attemptTimeout} allows.
+     */
+    default Duration ownerAnswerDeadline(Q request) {
+        return null;
+    }
+
+    /**
      * True if any broker can answer for any partition (reads from shared storage), so a
      * partition whose owner did not answer is retried on another broker.
      */

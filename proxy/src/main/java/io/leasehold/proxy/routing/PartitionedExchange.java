@@ -5,6 +5,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.backend.ResponseInspector;
+import io.leasehold.proxy.backend.SilentBrokers;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -222,6 +223,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             planned.forEach((partition, owner) -> client.writeOrder().sent(writer, partition, owner));
         }
+        answerSilentOwnersAtOnce(byBroker);
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
             return sendWhole(only.getKey(), only.getValue());
@@ -235,6 +237,30 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
             sends.forEach(s -> retry.addAll(s.join()));
             return retrying(retry);
+        });
+    }
+
+    /**
+     * Takes out of {@code byBroker} the partitions of brokers known silent (a request to them is
+     * past the owner deadline, unanswered) and answers them with the rejection, which every
+     * client retries, as for a write that was never sent: nothing more queues at a silent owner,
+     * and the other owners' partitions do not wait for it.
+     */
+    private void answerSilentOwnersAtOnce(Map<BrokerAddress, List<Routed<T, E>>> byBroker) {
+        if (api.ownerAnswerDeadline(request) == null) {
+            return;
+        }
+        SilentBrokers silent = client.backends().silentBrokers();
+        byBroker.entrySet().removeIf(owner -> {
+            if (!silent.isSilent(owner.getKey())) {
+                return false;
+            }
+            for (Routed<T, E> r : owner.getValue()) {
+                results.put(r.entry().key(), api.errorResult(r.entry().key().partition(), api.rejection()));
+                notSentToOwner(r.entry());
+            }
+            metrics.produceAnsweredWithoutOwner("silent", owner.getValue().size());
+            return true;
         });
     }
 
@@ -309,12 +335,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed, routed.size());
         ResponseInspector inspector = bridged ? null : api.streamInspector(frame.version(), streamedErrors(routed));
         if (inspector != null) {
-            return within(client.backends().sendStreaming(broker, payload, inspector), routed).handle((stream, error) ->
+            return within(client.backends().sendStreaming(broker, payload, inspector), broker, routed).handle((stream, error) ->
                     error != null
                             ? retrying(failed(broker, routed, error))
                             : finished(stream.withCorrelationId(frame.correlationId())));
         }
-        return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
+        return within(client.backends().send(broker, payload), broker, routed).handle((response, error) -> {
             if (error != null) {
                 return retrying(failed(broker, routed, error));
             }
@@ -367,14 +393,31 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * of them (the key expired, or another broker holds it), the old owner's fenced commit can no
      * longer succeed, so a write's outcome is settled, and a read is better asked elsewhere.
      */
-    private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer,
+    private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer, BrokerAddress broker,
                                                                     List<Routed<T, E>> routed) {
         Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
+        Duration ownerDeadline = api.ownerAnswerDeadline(request);
+        boolean ownerBound = ownerDeadline != null && (limit == null || ownerDeadline.compareTo(limit) < 0);
+        if (ownerBound) {
+            limit = ownerDeadline;
+        }
         BooleanSupplier settled = api.ordersWrites() || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
         // A write's owner that is alive answers a lost partition with a rejection, which the proxy
         // retries for the client: give it that chance before reporting an unknown outcome.
         Duration grace = api.ordersWrites() ? WRITE_SETTLE_GRACE : Duration.ZERO;
-        return AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
+        CompletableFuture<X> bounded = AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
+        if (ownerDeadline != null) {
+            bounded.whenComplete((result, error) -> {
+                if (error != null && !answer.isDone()) {
+                    // Still pending on the owner's connection: its answer (or the connection's end) shows it is back.
+                    client.backends().silentBrokers().silentUntil(broker, answer);
+                    if (ownerBound) {
+                        metrics.produceAnsweredWithoutOwner("deadline", routed.size());
+                    }
+                }
+            });
+        }
+        return bounded;
     }
 
     private boolean ownerMoved(List<Routed<T, E>> routed) {
@@ -402,7 +445,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return within(client.backends().send(broker, payload), routed).handle((response, error) -> {
+        return within(client.backends().send(broker, payload), broker, routed).handle((response, error) -> {
             if (abandoned.getAsBoolean()) {
                 if (response != null) {
                     response.release();

@@ -27,6 +27,18 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
      */
     private static final int BUDGET_PERCENT = 80;
 
+    private final Duration ownerAnswerDeadline;
+
+    /**
+     * @param ownerAnswerDeadline how long one owner's part may go unanswered before the rest of
+     *                            the request is answered without it (single-node presentation);
+     *                            null to wait for every owner (node-per-owner: each client
+     *                            connection to a node carries one owner's partitions)
+     */
+    ProduceApi(Duration ownerAnswerDeadline) {
+        this.ownerAnswerDeadline = ownerAnswerDeadline;
+    }
+
     @Override
     public ApiKeys apiKey() {
         return ApiKeys.PRODUCE;
@@ -124,6 +136,12 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
     @Override
     public Duration attemptTimeout(ProduceRequestData request, Duration remaining) {
         return request.acks() == 0 ? null : remaining;
+    }
+
+    /** acks=0 has no answer a client waits for, so no other partition waits for its owner. */
+    @Override
+    public Duration ownerAnswerDeadline(ProduceRequestData request) {
+        return request.acks() == 0 ? null : ownerAnswerDeadline;
     }
 
     @Override

@@ -50,7 +50,7 @@ public final class RequestRouter implements RequestHandler {
     private final AnyBrokerForwarder anyBroker;
     private final ListGroupsMerger listGroups;
     private final ClusterPresentation presentation;
-    private final ProduceApi produce = new ProduceApi();
+    private final ProduceApi produce;
     private final FetchApi fetch = new FetchApi();
     private final ListOffsetsApi listOffsets = new ListOffsetsApi();
     private final OffsetForLeaderEpochApi offsetForLeaderEpoch = new OffsetForLeaderEpochApi();
@@ -68,9 +68,19 @@ public final class RequestRouter implements RequestHandler {
     private final AclApis aclApis;
     private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
-    /** Settings the router needs from the configuration. */
+    /**
+     * Settings the router needs from the configuration; {@code produceOwnerDeadline} is how long
+     * one owner's part of a Produce may go unanswered before the rest is answered without it (the
+     * single-node presentation), null to wait for every owner.
+     */
     public record Settings(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
-                           Duration requestTimeout) {
+                           Duration requestTimeout, Duration produceOwnerDeadline) {
+
+        /** Settings that wait for every owner of a Produce. */
+        public Settings(Duration metadataMaxAge, Duration retryInitialBackoff, Duration retryMaxBackoff,
+                        Duration requestTimeout) {
+            this(metadataMaxAge, retryInitialBackoff, retryMaxBackoff, requestTimeout, null);
+        }
     }
 
     /**
@@ -104,6 +114,7 @@ public final class RequestRouter implements RequestHandler {
         this.aclApis = new AclApis(authorizer);
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
         this.presentation = presentation;
+        this.produce = new ProduceApi(settings.produceOwnerDeadline());
         this.apiVersions = new ApiVersionsService(control, router, policy, alloc, settings.metadataMaxAge()
                 .multipliedBy(15));
         this.metadata = new MetadataService(control, router, presentation, alloc, settings.metadataMaxAge(),

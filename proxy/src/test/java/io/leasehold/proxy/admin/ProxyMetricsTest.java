@@ -104,6 +104,18 @@ class ProxyMetricsTest {
     }
 
     @Test
+    void countsProducePartitionsAnsweredWithoutTheirOwnerByReason() {
+        metrics.produceAnsweredWithoutOwner("deadline", 3);
+        metrics.produceAnsweredWithoutOwner("silent", 2);
+        metrics.produceAnsweredWithoutOwner("silent", 1);
+
+        assertThat(registry.get("leasehold.produce.partitions.without.owner").tag("reason", "deadline").counter().count())
+                .isEqualTo(3.0);
+        assertThat(registry.get("leasehold.produce.partitions.without.owner").tag("reason", "silent").counter().count())
+                .isEqualTo(3.0);
+    }
+
+    @Test
     void publishesJvmAndNettyBufferMemory() {
         assertThat(registry.scrape())
                 .contains("leasehold_netty_direct_memory_used_bytes ")
@@ -125,6 +137,7 @@ class ProxyMetricsTest {
         new JwksMetrics(registry).refreshed("url", true);
         metrics.connectionTimedOut("first_request");
         metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
+        metrics.produceAnsweredWithoutOwner("silent", 2);
         metrics.listenerConnectionAccepted("node-3");
         metrics.bindBrokersWithoutNode(new FixedRoutingTable(), id -> true);
         new CertificateExpiryMetrics(registry).track(() -> Map.of("listener", Instant.ofEpochSecond(1)));

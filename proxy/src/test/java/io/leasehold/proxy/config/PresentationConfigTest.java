@@ -3,6 +3,7 @@ package io.leasehold.proxy.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,24 @@ class PresentationConfigTest {
     @Test
     void withoutThePresentationSectionClientsSeeOneNode() throws ConfigException {
         assertThat(loader.parse(BASE, "config.yaml").presentation()).isEqualTo(ProxyConfig.Presentation.SINGLE_NODE);
+    }
+
+    @Test
+    void singleNodeAwaitsEveryOwnerOfAProduceUnlessGivenAnOwnerDeadline() throws ConfigException {
+        assertThat(loader.parse(BASE, "config.yaml").presentation().produceOwnerDeadline()).isNull();
+        assertThat(loader.parse(BASE + "presentation: { produceOwnerDeadline: 1500ms }", "config.yaml").presentation())
+                .isEqualTo(ProxyConfig.Presentation.singleNode(Duration.ofMillis(1500)));
+    }
+
+    @Test
+    void produceOwnerDeadlineIsRefusedInNodePerOwnerModeAndWhenNotAPositiveDuration() {
+        assertThatThrownBy(() -> loader.parse(BASE
+                + "presentation: { mode: node-per-owner, nodePortBase: 9100, produceOwnerDeadline: 2s }", "config.yaml"))
+                .hasMessageContaining("config.yaml: presentation.produceOwnerDeadline: is only used with "
+                        + "presentation.mode: single-node");
+        assertThatThrownBy(() -> loader.parse(BASE + "presentation: { produceOwnerDeadline: 0s }", "config.yaml"))
+                .hasMessageContaining("presentation.produceOwnerDeadline")
+                .hasMessageContaining("a positive duration");
     }
 
     @Test

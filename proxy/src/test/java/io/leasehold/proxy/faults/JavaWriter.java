@@ -15,9 +15,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * A non-idempotent Java producer with default timeouts writing one record every
- * {@code intervalMillis} round-robin over a topic's partitions, on its own thread; keeps which
- * values were acknowledged and which sends failed.
+ * A Java producer with default timeouts (not idempotent unless its settings say so) writing one
+ * record every {@code intervalMillis} round-robin over a topic's partitions, on its own thread;
+ * keeps which values were acknowledged and which sends failed.
  */
 public final class JavaWriter implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
@@ -34,25 +34,34 @@ public final class JavaWriter implements AutoCloseable {
     /** Like {@link #JavaWriter(String, String, int, long)}, with further producer {@code settings} (e.g. SASL). */
     public JavaWriter(String bootstrap, String topic, int partitions, long intervalMillis,
                       Map<String, Object> settings) {
+        this("java", bootstrap, topic, partitions, intervalMillis, settings);
+    }
+
+    /**
+     * Like {@link #JavaWriter(String, String, int, long, Map)}, writing values named {@code name}
+     * (several writers on one topic); {@code settings} override the defaults (e.g. idempotence).
+     */
+    public JavaWriter(String name, String bootstrap, String topic, int partitions, long intervalMillis,
+                      Map<String, Object> settings) {
         Properties properties = new Properties();
-        properties.putAll(settings);
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        properties.put(ProducerConfig.CLIENT_ID_CONFIG, "java-writer");
+        properties.put(ProducerConfig.CLIENT_ID_CONFIG, name + "-writer");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        properties.putAll(settings);
         producer = new KafkaProducer<>(properties);
-        thread = new Thread(() -> write(topic, partitions, intervalMillis), "java-writer");
+        thread = new Thread(() -> write(name, topic, partitions, intervalMillis), name + "-writer");
         thread.setDaemon(true);
         thread.start();
     }
 
-    private void write(String topic, int partitions, long intervalMillis) {
+    private void write(String name, String topic, int partitions, long intervalMillis) {
         long seq = 0;
         while (!stopping) {
-            String value = ReadLog.value("java", seq);
+            String value = ReadLog.value(name, seq);
             int partition = (int) (seq % partitions);
             seq++;
             sent.incrementAndGet();

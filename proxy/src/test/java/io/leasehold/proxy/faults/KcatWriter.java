@@ -11,8 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code kcat -P} (librdkafka, default settings) fed one record value every
- * {@code intervalMillis} on stdin, spread over the topic's partitions by librdkafka's
+ * {@code kcat -P -v -v} (librdkafka, default settings; a line per delivered record) fed one
+ * record value every {@code intervalMillis} on stdin, spread over the topic's partitions by librdkafka's
  * partitioner. kcat reports a failed delivery on stderr ("Delivery failed") and exits non-zero;
  * with exit code 0 and no such line every record was acknowledged.
  */
@@ -28,7 +28,7 @@ public final class KcatWriter {
         Files.createDirectories(logDir);
         stderr = logDir.resolve("kcat-producer-" + topic + ".log");
         process = new ProcessBuilder(List.of("kcat", "-P", "-b", bootstrap, "-t", topic, "-X", "acks=all",
-                "-X", "client.id=kcat-writer")).redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
+                "-X", "client.id=kcat-writer", "-v", "-v")).redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
         feeder = new Thread(() -> feed(intervalMillis), "kcat-writer");
         feeder.setDaemon(true);
         feeder.start();
@@ -67,6 +67,13 @@ public final class KcatWriter {
 
     public int exitCode() {
         return exitCode;
+    }
+
+    /** How many records kcat reported delivered so far (its "-v -v" delivery lines). */
+    public long delivered() throws IOException {
+        try (var lines = Files.lines(stderr)) {
+            return lines.filter(line -> line.contains("Message delivered to partition")).count();
+        }
     }
 
     /** Lines in kcat's output that report a record it gave up on. */

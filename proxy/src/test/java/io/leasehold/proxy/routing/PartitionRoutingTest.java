@@ -157,7 +157,7 @@ class PartitionRoutingTest {
 
         RequestFrame frame = produceFrame((short) -1);
         ProduceRequestData request = frame.decodeBody();
-        ByteBuf responseFrame = (ByteBuf) starter.run(() -> routing.execute(new ProduceApi(), frame, request,
+        ByteBuf responseFrame = (ByteBuf) starter.run(() -> routing.execute(new ProduceApi(null), frame, request,
                 TestClients.on(session)))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
@@ -197,7 +197,7 @@ class PartitionRoutingTest {
 
         RequestFrame frame = produceFrame((short) 1);
         ProduceRequestData request = frame.decodeBody();
-        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, request,
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(null), frame, request,
                 TestClients.on(session))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;

@@ -13,7 +13,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.junit.jupiter.api.Test;
 
 class ProduceApiTest {
-    private final ProduceApi api = new ProduceApi();
+    private final ProduceApi api = new ProduceApi(null);
 
     private static ProduceRequestData request(short acks) {
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();

@@ -130,7 +130,7 @@ class ProduceAttemptsTest {
     private static ProduceResponseData.PartitionProduceResponse produce(PartitionRouting routing, RequestFrame frame,
                                                                        ClientContext client, Duration clientWaits)
             throws Exception {
-        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(), frame, frame.decodeBody(), client)
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(null), frame, frame.decodeBody(), client)
                 .get(clientWaits.toMillis(), TimeUnit.MILLISECONDS);
         try {
             return KafkaMessages.<ProduceResponseData>decodeResponse(responseFrame, ApiKeys.PRODUCE, VERSION)
@@ -148,7 +148,7 @@ class ProduceAttemptsTest {
             RequestFrame frame = produceFrame(version, 30_000, 0, 1);
 
             ByteBuf forwarded = (ByteBuf) routing(ownedBy(owner))
-                    .execute(new ProduceApi(), frame, frame.decodeBody(), TestClients.on(session))
+                    .execute(new ProduceApi(null), frame, frame.decodeBody(), TestClients.on(session))
                     .get(10, TimeUnit.SECONDS);
             ByteBuf expected = KafkaMessages.encodeResponse(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, version, 42,
                     answer);
@@ -248,7 +248,7 @@ class ProduceAttemptsTest {
             SwitchingRoutes table = ownedBy(owner);
             PartitionRouting routing = routing(table);
             RequestFrame frame = produceFrame(30_000);
-            CompletableFuture<?> pending = routing.execute(new ProduceApi(), frame, frame.decodeBody(),
+            CompletableFuture<?> pending = routing.execute(new ProduceApi(null), frame, frame.decodeBody(),
                     TestClients.on(session));
             Thread.sleep(300);
             assertThat(pending).as("the paused owner holds the write").isNotDone();
@@ -284,7 +284,7 @@ class ProduceAttemptsTest {
         BrokerAddress owner = broker(request -> answerAll(request, Errors.NONE));
         RequestFrame negativePartition = produceFrame(5_000, -1);
 
-        assertThatThrownBy(() -> routing(ownedBy(owner)).execute(new ProduceApi(), negativePartition,
+        assertThatThrownBy(() -> routing(ownedBy(owner)).execute(new ProduceApi(null), negativePartition,
                 negativePartition.decodeBody(), TestClients.on(session)).get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class);
         assertThat(negativePartition.refCnt()).as("the request frame is released").isZero();
@@ -301,7 +301,7 @@ class ProduceAttemptsTest {
         ClientContext client = TestClients.on(session);
         RequestFrame first = produceFrame(5_000);
 
-        assertThatThrownBy(() -> routing.execute(new ProduceApi(), first, first.decodeBody(), client)
+        assertThatThrownBy(() -> routing.execute(new ProduceApi(null), first, first.decodeBody(), client)
                 .get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
         assertThat(first.refCnt()).as("the request frame is released").isZero();
 
