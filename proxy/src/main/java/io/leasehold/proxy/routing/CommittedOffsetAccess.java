@@ -122,24 +122,26 @@ final class CommittedOffsetAccess {
     }
 
     /**
-     * DESCRIBE on each topic, decided once per answer: quietly for topics left out of an
-     * all-topics answer (as Kafka does not log those), counted and logged for named ones.
+     * DESCRIBE on each topic, decided once per answer and kind: quietly for topics left out of an
+     * all-topics answer (as Kafka does not log those), counted and logged for named ones. The two
+     * are kept apart so a topic first met quietly is still logged when another group names it.
      */
     private final class Decisions {
         private final KafkaPrincipal principal;
-        private final Map<String, Boolean> decided = new HashMap<>();
+        private final Map<String, Boolean> quiet = new HashMap<>();
+        private final Map<String, Boolean> loud = new HashMap<>();
 
         Decisions(KafkaPrincipal principal) {
             this.principal = principal;
         }
 
         boolean quietly(String topic) {
-            return topic != null && decided.computeIfAbsent(topic, t -> authorizer.allowsQuietly(principal,
+            return topic != null && quiet.computeIfAbsent(topic, t -> authorizer.allowsQuietly(principal,
                     AclOperation.DESCRIBE, ResourceType.TOPIC, t));
         }
 
         boolean loudly(String topic) {
-            return decided.computeIfAbsent(topic, t -> authorizer.allows(principal, AclOperation.DESCRIBE,
+            return loud.computeIfAbsent(topic, t -> authorizer.allows(principal, AclOperation.DESCRIBE,
                     ResourceType.TOPIC, t));
         }
     }

@@ -438,7 +438,7 @@ public final class RequestRouter implements RequestHandler {
             case OFFSET_FETCH:
                 return offsetFetch(request, client);
             default:
-                return singleGroup(request, client);
+                return singleGroup(request, client, authorizer.enabled() ? request.decodeBody() : null);
         }
     }
 
@@ -454,7 +454,7 @@ public final class RequestRouter implements RequestHandler {
         OffsetFetchRequestData body = multiGroup || authorizer.enabled() ? request.decodeBody() : null;
         CompletableFuture<ReferenceCounted> answer = multiGroup
                 ? partitions.execute(offsetFetchGroups, request, body, client, access(request, client))
-                : singleGroup(request, client);
+                : singleGroup(request, client, body);
         if (!authorizer.enabled()) {
             return answer;
         }
@@ -474,11 +474,14 @@ public final class RequestRouter implements RequestHandler {
         });
     }
 
-    /** A request about one group, checked against the ACLs before it goes to the group's coordinator. */
-    private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client)
-            throws MalformedRequestException {
+    /**
+     * A request about one group, checked against the ACLs before it goes to the group's coordinator.
+     *
+     * @param body the decoded request when authorization is on (null when it is off)
+     */
+    private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client,
+                                                            ApiMessage body) throws MalformedRequestException {
         if (authorizer.enabled()) {
-            ApiMessage body = request.decodeBody();
             ApiException refusal = requestAccess.refusal(request.apiKey(), body, client.principal());
             if (refusal != null) {
                 return refuse(request, client, refusal);

@@ -115,6 +115,27 @@ class CommittedOffsetAccessTest {
     }
 
     @Test
+    void aTopicLeftOutOfOneGroupsAnswerIsStillCountedAsADenialWhereAnotherGroupNamesIt() {
+        OffsetFetchRequestData request = new OffsetFetchRequestData().setGroups(List.of(
+                new OffsetFetchRequestGroup().setGroupId("all").setTopics(null),
+                new OffsetFetchRequestGroup().setGroupId("named").setTopics(List.of(
+                        new OffsetFetchRequestTopics().setName("hidden-b").setPartitionIndexes(List.of(0))))));
+        OffsetFetchResponseData answer = new OffsetFetchResponseData().setGroups(List.of(
+                new OffsetFetchResponseGroup().setGroupId("all").setTopics(List.of(
+                        groupTopic("hidden-b", Uuid.ZERO_UUID))),
+                new OffsetFetchResponseGroup().setGroupId("named").setTopics(List.of(
+                        groupTopic("hidden-b", Uuid.ZERO_UUID)))));
+
+        access.visible(request, answer, ALICE, Map.of());
+
+        assertThat(answer.groups().get(0).topics()).isEmpty();
+        assertThat(answer.groups().get(1).topics().get(0).partitions().get(0).errorCode())
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        assertThat(registry.find("leasehold.authorization.denials").counters())
+                .extracting(c -> c.count()).containsExactly(1.0);
+    }
+
+    @Test
     void topicIdsAreDecidedOnTheirNamesAndAnIdNobodyCanNameIsUnknown() {
         OffsetFetchRequestData request = new OffsetFetchRequestData().setGroups(List.of(
                 new OffsetFetchRequestGroup().setGroupId("named").setTopics(List.of(
