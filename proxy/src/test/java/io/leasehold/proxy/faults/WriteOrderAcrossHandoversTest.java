@@ -33,16 +33,23 @@ import org.junit.jupiter.api.Test;
  * owner are rejected and retried by the proxy, and later requests must not overtake them on the
  * new owner ({@code PartitionWriteOrder}). The producer is not idempotent, so no broker sequence
  * check restores the order; and the proxy's retries are invisible to it, so it never retries
- * (and reorders) anything itself.
+ * (and reorders) anything itself: the test checks that it did not, since an error that reaches
+ * it (a broker failing its etcd commit answers REQUEST_TIMED_OUT) makes it resend a request
+ * behind later ones, which reorders records without any fault of the proxy's.
  */
 class WriteOrderAcrossHandoversTest {
 
     private static final int RECORDS = 3_000;
     private static final Duration HANDOVER_EVERY = Duration.ofMillis(150);
+    /**
+     * Handovers do not wait for leases to expire, so the brokers' session leases can be long:
+     * a loaded machine then does not cost them their sessions (and their commits) mid-write.
+     */
+    private static final Duration LEASE_TTL = Duration.ofSeconds(6);
 
     @Test
     void pipelinedWritesStayInOrderWhileOwnershipMovesBetweenBrokers() throws Exception {
-        try (LocalCluster cluster = LocalCluster.builder("write-order").brokers(3).leaseTtl(Duration.ofSeconds(2))
+        try (LocalCluster cluster = LocalCluster.builder("write-order").brokers(3).leaseTtl(LEASE_TTL)
                 .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS))
                 .start();
              Client etcd = Client.builder().endpoints(cluster.etcdEndpoint()).build()) {
@@ -52,6 +59,7 @@ class WriteOrderAcrossHandoversTest {
             OwnershipMover mover = new OwnershipMover(etcd, new KeySchema(cluster.prefix()));
             AtomicInteger handovers = new AtomicInteger();
             List<Future<RecordMetadata>> acks = new ArrayList<>();
+            double clientRetries;
             Thread moving = new Thread(() -> {
                 try {
                     while (!Thread.currentThread().isInterrupted()) {
@@ -75,10 +83,13 @@ class WriteOrderAcrossHandoversTest {
                     }
                 }
                 producer.flush();
+                clientRetries = retries(producer);
             } finally {
                 moving.interrupt();
                 moving.join(10_000);
             }
+            assertThat(clientRetries).as("records the producer itself sent again (an error reached it: see its log)")
+                    .isZero();
             long previous = -1;
             for (int i = 0; i < acks.size(); i++) {
                 long offset = acks.get(i).get(30, TimeUnit.SECONDS).offset();
@@ -91,6 +102,14 @@ class WriteOrderAcrossHandoversTest {
                     java.util.stream.IntStream.range(0, RECORDS).mapToObj(Integer::toString).toList());
             System.out.printf("write order: %d records, %d handovers%n", RECORDS, handovers.get());
         }
+    }
+
+    private static double retries(KafkaProducer<String, String> producer) {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("record-retry-total")
+                        && e.getKey().group().equals("producer-metrics"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {
