@@ -68,8 +68,8 @@ public record BenchOptions(boolean quick, List<String> backends, Path outDir, bo
                 };
                 case "--rounds" -> rounds = positive(value(args, ++i, "--rounds"), "--rounds");
                 case "--window" -> window = Duration.ofSeconds(positive(value(args, ++i, "--window"), "--window"));
-                case "--warm-up" -> warmUp = new CompilerWarmUp(Duration.ofSeconds(positive(value(args, ++i, "--warm-up"), "--warm-up")),
-                        QUIET_C2_SECONDS);
+                case "--warm-up" -> warmUp = new CompilerWarmUp(
+                        Duration.ofSeconds(positive(value(args, ++i, "--warm-up"), "--warm-up")), QUIET_C2_SECONDS);
                 case "--case" -> produceCase = value(args, ++i, "--case");
                 case "--out" -> outDir = Path.of(value(args, ++i, "--out"));
                 case "--logs" -> logDir = Path.of(value(args, ++i, "--logs"));

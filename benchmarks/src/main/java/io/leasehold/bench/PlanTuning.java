@@ -30,8 +30,8 @@ record PlanTuning(Integer rounds, Duration window, String produceCase) {
     Plan apply(Plan plan) {
         return new Plan(rounds != null ? rounds : plan.rounds(),
                 window != null ? new Timing(plan.timing().warmup(), window) : plan.timing(),
-                matching(plan.scaling()), matching(plan.produce()), matching(plan.halfSaturation()), plan.consume(), plan.consumeRecordSize(),
-                plan.consumeBytes(), plan.consumeTimeLimit(), plan.partitions(), plan.producerBuffer(), plan.stall());
+                matching(plan.scaling()), matching(plan.produce()), matching(plan.halfSaturation()), plan.consume(),
+                plan.consumeRecordSize(), plan.consumeBytes(), plan.consumeTimeLimit(), plan.partitions(), plan.producerBuffer(), plan.stall());
     }
 
     private List<ProduceCase> matching(List<ProduceCase> cases) {

@@ -63,9 +63,6 @@ public final class ProxyCpuComparison {
             new ProducerWorkload(1, 1024, "all", 0, 0),
             new ProducerWorkload(4, 1024, "all", 5, 0),
             new ProducerWorkload(1, 1024, "all", 0, 5_000));
-    /** Each workload's run in a warm-up pass. */
-    private static final Duration WARM_UP_RUN = Duration.ofSeconds(5);
-
     private final PrintStream out;
     private final Options options;
 
@@ -184,7 +181,7 @@ public final class ProxyCpuComparison {
     private void measure(Map<String, LaunchedProxy> proxies) {
         List<ProducerWorkload> workloads = options.workloads();
         CompilerWarmUp compiler = new CompilerWarmUp(options.warmUp(), BenchOptions.QUIET_C2_SECONDS);
-        ProducerLoad warmUp = new ProducerLoad(new Timing(Duration.ZERO, WARM_UP_RUN), BUFFER);
+        ProducerLoad warmUp = new ProducerLoad(new Timing(Duration.ZERO, CompilerWarmUp.RUN_PER_WORKLOAD), BUFFER);
         proxies.forEach((name, proxy) -> out.println("warm-up " + name + ": " + compiler.untilSettled(proxy.pid(),
                 () -> workloads.forEach(workload -> warmUp.run(proxy.bootstrap(), TOPIC, workload)))));
         ProducerLoad load = new ProducerLoad(new Timing(Duration.ofMillis(1000), options.window()), BUFFER);

@@ -19,6 +19,9 @@ import java.util.stream.Collectors;
  */
 public record CompilerWarmUp(Duration limit, double quietSeconds) {
 
+    /** How long each workload runs in a warm-up pass. */
+    public static final Duration RUN_PER_WORKLOAD = Duration.ofSeconds(5);
+
     /** The thread group of HotSpot's C2 compiler threads ("C2 CompilerThread0" cut to 15 characters by Linux). */
     static final String C2_THREADS = "C2 CompilerThre";
 

@@ -38,8 +38,6 @@ public final class SuiteRunner {
     private static final String PRODUCE_TOPIC = "bench-produce";
     private static final String CONSUME_TOPIC = "bench-consume";
     private static final String STALL_TOPIC = "bench-stall";
-    /** Each produce case's run in a compiler warm-up pass. */
-    private static final Duration COMPILER_WARM_UP_RUN = Duration.ofSeconds(5);
 
     private final Plan plan;
     private final CompilerWarmUp compilerWarmUp;
@@ -239,7 +237,8 @@ public final class SuiteRunner {
          * {@link CompilerWarmUp}); direct gets one pass, which warms the brokers and this JVM's clients.
          */
         void warmUpCompilers(List<ProduceCase> cases) {
-            ProducerLoad load = new ProducerLoad(new Timing(Duration.ZERO, COMPILER_WARM_UP_RUN), plan.producerBuffer());
+            ProducerLoad load = new ProducerLoad(new Timing(Duration.ZERO, CompilerWarmUp.RUN_PER_WORKLOAD),
+                    plan.producerBuffer());
             for (ClientPath path : paths) {
                 if (path.unavailable() != null) {
                     continue;
