@@ -64,6 +64,8 @@ public final class BenchMain {
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
+            // A --case that matches nothing is a mistake to report now, not after starting a cluster.
+            options.tuning().requireCaseIn(Plans.only(Plans.kafka(options.quick()), options.only()));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.err.println(BenchOptions.USAGE);
@@ -108,7 +110,7 @@ public final class BenchMain {
     }
 
     private SuiteResult runKafka(String etcdEndpoint) {
-        Plan plan = Plans.only(Plans.kafka(options.quick()), options.only());
+        Plan plan = options.tuning().apply(Plans.only(Plans.kafka(options.quick()), options.only()));
         out.println("[kafka] starting " + KAFKA_NODES + " Kafka nodes (KRaft, one JVM each)");
         try (KafkaCluster cluster = KafkaCluster.start(classpath, KAFKA_NODES, options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcdEndpoint, new KeySchema(KeySchema.DEFAULT_PREFIX))) {
@@ -123,7 +125,7 @@ public final class BenchMain {
     }
 
     private SuiteResult runReference(EtcdServer etcd) {
-        Plan plan = Plans.only(Plans.reference(options.quick()), options.only());
+        Plan plan = options.tuning().apply(Plans.only(Plans.reference(options.quick()), options.only()));
         out.println("[reference] starting 3 reference brokers");
         try (LocalCluster cluster = LocalCluster.builder("bench-reference").brokers(3).etcd(etcd)
                 .brokerCommand(new JavaCommand(classpath, List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")))
@@ -158,7 +160,7 @@ public final class BenchMain {
             for (ClientPath path : paths) {
                 path.proxy().ifPresent(p -> atStart.put(path.target(), ThreadCpu.read(p.pid())));
             }
-            SuiteRunner.Outcome outcome = new SuiteRunner(plan, out).run(backend, paths);
+            SuiteRunner.Outcome outcome = new SuiteRunner(plan, options.warmUp(), out).run(backend, paths);
             List<ProxySummary> summaries = new ArrayList<>();
             for (ClientPath path : paths) {
                 path.proxy().ifPresent(p -> summaries.add(summarise(backend.name(), path.target(), p,

@@ -71,9 +71,16 @@ final class Plans {
                 KIB, 8L << 20, Duration.ofSeconds(30), 6, REFERENCE_BUFFER, null);
     }
 
-    /** {@code plan} restricted to its produce or its consume side; "all" leaves it whole. */
+    /**
+     * {@code plan} restricted to its produce side, its acks=all produce cases ("acks-all"), its
+     * consume side or its owner stall; "all" leaves it whole.
+     */
     static Plan only(Plan plan, String side) {
         return switch (side) {
+            case "acks-all" -> new Plan(plan.rounds(), plan.timing(), List.of(),
+                    plan.produce().stream().filter(c -> c.workload().acks().equals("all")).toList(), List.of(),
+                    List.of(), plan.consumeRecordSize(), plan.consumeBytes(), plan.consumeTimeLimit(),
+                    plan.partitions(), plan.producerBuffer(), null);
             case "produce" -> new Plan(plan.rounds(), plan.timing(), plan.scaling(), plan.produce(),
                     plan.halfSaturation(), List.of(), plan.consumeRecordSize(), plan.consumeBytes(),
                     plan.consumeTimeLimit(), plan.partitions(), plan.producerBuffer(), null);

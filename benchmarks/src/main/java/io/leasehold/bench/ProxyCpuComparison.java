@@ -13,6 +13,7 @@ import io.leasehold.bench.load.Timing;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.report.Spread;
+import io.leasehold.bench.suite.CompilerWarmUp;
 import io.leasehold.bench.suite.KafkaBackend;
 import io.leasehold.bench.suite.Placement;
 import io.leasehold.routing.keys.KeySchema;
@@ -32,12 +33,14 @@ import java.util.stream.Collectors;
 /**
  * Proxy CPU seconds per GB produced, for two builds of the Leasehold proxy side by side (and
  * optionally Kroxylicious) in front of one Kafka broker that owns every partition: acks=1,
- * 1 KiB records, linger 5 ms, the paths' order rotating each round. CPU time of the
+ * 1 KiB records, linger 5 ms (or with {@code --acks all} the suite's acks=all workloads, where
+ * throughput and latency count as much as CPU), the paths' order rotating each round. CPU time of the
  * proxy process ({@code /proc}) does not count time spent waiting for a core, so on a shared
  * machine it is far steadier than throughput; running both builds in one session puts them
- * under the same conditions. A warm-up first runs every workload on every proxy, so that the
- * JIT compilers' CPU is not counted against the first rounds. Each producer run is 1 s warm-up +
- * 2.5 s measured, as in the suite, and CPU is divided by every payload byte of the run. The
+ * under the same conditions. A warm-up first runs the workloads on every proxy until its C2
+ * compiler settles ({@link CompilerWarmUp}), so that compilation is not counted against the
+ * first rounds. Each producer run is 1 s warm-up + the measured window (10 s unless asked), and
+ * CPU is divided by every payload byte of the run. The
  * fourth workload holds two producers to 20,000 records/s: small requests, where the cost per
  * request shows.
  */
@@ -46,12 +49,20 @@ public final class ProxyCpuComparison {
     private static final String TOPIC = "cpu-produce";
     private static final int PARTITIONS = 9;
     private static final int BUFFER = 4 << 20;
-    private static final List<ProducerWorkload> WORKLOADS = List.of(
+    private static final List<ProducerWorkload> ACKS_ONE = List.of(
             new ProducerWorkload(1, 1024, "1", 5, 0),
             new ProducerWorkload(2, 1024, "1", 5, 0),
             new ProducerWorkload(4, 1024, "1", 5, 0),
             new ProducerWorkload(2, 1024, "1", 5, 20_000));
-
+    /**
+     * The suite's acks=all workloads against one owner: one producer bound by latency, four by
+     * CPU; and one producer held to 5,000 records/s, where the machine has idle CPU and the
+     * latency a path adds to each request shows.
+     */
+    private static final List<ProducerWorkload> ACKS_ALL = List.of(
+            new ProducerWorkload(1, 1024, "all", 0, 0),
+            new ProducerWorkload(4, 1024, "all", 5, 0),
+            new ProducerWorkload(1, 1024, "all", 0, 5_000));
     private final PrintStream out;
     private final Options options;
 
@@ -61,10 +72,12 @@ public final class ProxyCpuComparison {
      * @param kroxylicious the Kroxylicious launcher's class path, or null to leave it out
      * @param profile      record the current build with Java Flight Recorder, and dump its perf map, into {@code logDir}
      * @param syscalls     count each proxy's system calls per MB with {@code perf stat}
-     * @param warmUp       how long each workload runs on each proxy before the first round
+     * @param warmUp       the longest warm-up of each proxy before the first round (until its C2 compiler settles)
+     * @param window       each run's measured window (after 1 s not counted)
+     * @param workloads    the acks=1 workloads, or with {@code --acks all} the acks=all ones
      */
     record Options(Path baselineJar, int rounds, String kroxylicious, boolean profile, boolean syscalls, Duration warmUp,
-                   Path logDir) {
+                   Duration window, List<ProducerWorkload> workloads, Path logDir) {
     }
 
     ProxyCpuComparison(Options options, PrintStream out) {
@@ -73,7 +86,7 @@ public final class ProxyCpuComparison {
     }
 
     static final String USAGE = "usage: ProxyCpuComparison --baseline PROXY_JAR [--rounds N] [--warm-up SECONDS]"
-            + " [--kroxylicious] [--syscalls] [--profile]";
+            + " [--window SECONDS] [--acks 1|all] [--kroxylicious] [--syscalls] [--profile]";
 
     public static void main(String[] args) {
         Options options;
@@ -93,15 +106,24 @@ public final class ProxyCpuComparison {
     static Options parse(String[] args, String kroxyliciousClasspath) {
         Path baseline = null;
         int rounds = 5;
-        int warmUpSeconds = 10;
+        int warmUpSeconds = 120;
+        int windowSeconds = 10;
+        List<ProducerWorkload> workloads = ACKS_ONE;
         boolean profile = false;
         boolean kroxylicious = false;
         boolean syscalls = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--baseline" -> baseline = Path.of(BenchOptions.value(args, ++i, "--baseline"));
-                case "--rounds" -> rounds = positive(BenchOptions.value(args, ++i, "--rounds"), "--rounds");
-                case "--warm-up" -> warmUpSeconds = positive(BenchOptions.value(args, ++i, "--warm-up"), "--warm-up");
+                case "--rounds" -> rounds = BenchOptions.positive(BenchOptions.value(args, ++i, "--rounds"), "--rounds");
+                case "--warm-up" -> warmUpSeconds = BenchOptions.positive(BenchOptions.value(args, ++i, "--warm-up"), "--warm-up");
+                case "--window" -> windowSeconds = BenchOptions.positive(BenchOptions.value(args, ++i, "--window"),
+                        "--window");
+                case "--acks" -> workloads = switch (BenchOptions.value(args, ++i, "--acks")) {
+                    case "1" -> ACKS_ONE;
+                    case "all" -> ACKS_ALL;
+                    default -> throw new IllegalArgumentException("--acks must be 1 or all, was " + args[i]);
+                };
                 case "--profile" -> profile = true;
                 case "--kroxylicious" -> kroxylicious = true;
                 case "--syscalls" -> syscalls = true;
@@ -116,19 +138,8 @@ public final class ProxyCpuComparison {
                     + BenchMain.KROXYLICIOUS_CLASSPATH_PROPERTY + " (scripts/bench-proxy-cpu sets it)");
         }
         return new Options(baseline, rounds, kroxylicious ? kroxyliciousClasspath : null, profile, syscalls,
-                Duration.ofSeconds(warmUpSeconds), Path.of("benchmarks", "target", "bench-logs"));
-    }
-
-    private static int positive(String value, String flag) {
-        try {
-            int n = Integer.parseInt(value);
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException(flag + " must be a positive whole number, was " + value);
+                Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(windowSeconds), workloads,
+                Path.of("benchmarks", "target", "bench-logs"));
     }
 
     void run() {
@@ -168,17 +179,19 @@ public final class ProxyCpuComparison {
     }
 
     private void measure(Map<String, LaunchedProxy> proxies) {
-        // Until the JIT compilers are done: on a busy 2-core machine C2 still compiles minutes into
-        // a run, and its CPU would be counted against whichever workload runs first.
-        ProducerLoad warmUp = new ProducerLoad(new Timing(Duration.ZERO, options.warmUp()), BUFFER);
-        for (LaunchedProxy proxy : proxies.values()) {
-            WORKLOADS.forEach(workload -> warmUp.run(proxy.bootstrap(), TOPIC, workload));
-        }
-        ProducerLoad load = new ProducerLoad(new Timing(Duration.ofMillis(1000), Duration.ofMillis(2500)), BUFFER);
+        List<ProducerWorkload> workloads = options.workloads();
+        CompilerWarmUp compiler = new CompilerWarmUp(options.warmUp(), BenchOptions.QUIET_C2_SECONDS);
+        ProducerLoad warmUp = new ProducerLoad(new Timing(Duration.ZERO, CompilerWarmUp.RUN_PER_WORKLOAD), BUFFER);
+        proxies.forEach((name, proxy) -> out.println("warm-up " + name + ": " + compiler.untilSettled(proxy.pid(),
+                () -> workloads.forEach(workload -> warmUp.run(proxy.bootstrap(), TOPIC, workload)))));
+        ProducerLoad load = new ProducerLoad(new Timing(Duration.ofMillis(1000), options.window()), BUFFER);
         List<String> names = new ArrayList<>(proxies.keySet());
         Map<String, List<Double>> cpuPerGb = new LinkedHashMap<>();
+        Map<String, List<Double>> throughput = new LinkedHashMap<>();
+        Map<String, List<Double>> p50 = new LinkedHashMap<>();
+        Map<String, List<Double>> p99 = new LinkedHashMap<>();
         for (int round = 1; round <= options.rounds(); round++) {
-            for (ProducerWorkload workload : WORKLOADS) {
+            for (ProducerWorkload workload : workloads) {
                 for (int i = 0; i < names.size(); i++) {
                     String name = names.get((i + round) % names.size());
                     LaunchedProxy proxy = proxies.get(name);
@@ -193,19 +206,34 @@ public final class ProxyCpuComparison {
                     String counted = (syscalls == null ? "" : "  " + syscalls.stopPerMegabyte(result.totalPayloadBytes()))
                             + "  " + topThreads(ThreadCpu.read(proxy.pid()).since(threadsBefore));
                     double perGb = cpu / (result.totalPayloadBytes() / 1e9);
-                    cpuPerGb.computeIfAbsent(workload.label() + " " + name, k -> new ArrayList<>()).add(perGb);
-                    out.printf(Locale.ROOT, "round %d %-34s %-12s %7.1f MB/s  cpu %5.2f s (sys %5.2f)  %5.2f s/GB  errors %d%s%n",
-                            round, workload.label(), name, result.megabytesPerSecond(), cpu, sys, perGb,
-                            result.errors(), counted);
+                    String key = workload.label() + " " + name;
+                    cpuPerGb.computeIfAbsent(key, k -> new ArrayList<>()).add(perGb);
+                    throughput.computeIfAbsent(key, k -> new ArrayList<>()).add(result.megabytesPerSecond());
+                    p50.computeIfAbsent(key, k -> new ArrayList<>()).add(result.latencyMillis(50));
+                    p99.computeIfAbsent(key, k -> new ArrayList<>()).add(result.latencyMillis(99));
+                    out.printf(Locale.ROOT, "round %d %-34s %-12s %7.1f MB/s  p50 %6.2f p99 %6.2f ms  cpu %5.2f s (sys %5.2f)"
+                                    + "  %5.2f s/GB  errors %d%s%n",
+                            round, workload.label(), name, result.megabytesPerSecond(), result.latencyMillis(50),
+                            result.latencyMillis(99), cpu, sys, perGb, result.errors(), counted);
                 }
             }
         }
+        table("proxy CPU s/GB", names, workloads, cpuPerGb);
+        table("MB/s", names, workloads, throughput);
+        table("p50 ms", names, workloads, p50);
+        table("p99 ms", names, workloads, p99);
+    }
+
+    /** A Markdown table of {@code figures}' median (min..max) per workload and path. */
+    private void table(String figure, List<String> names, List<ProducerWorkload> workloads,
+            Map<String, List<Double>> figures) {
         out.println();
-        out.println("| workload | " + String.join(" | ", names) + " |");
-        for (ProducerWorkload workload : WORKLOADS) {
+        out.println("| " + figure + " | " + String.join(" | ", names) + " |");
+        out.println("|---|" + "---|".repeat(names.size()));
+        for (ProducerWorkload workload : workloads) {
             StringBuilder row = new StringBuilder("| " + workload.label() + " |");
             for (String name : names) {
-                row.append(' ').append(Spread.of(cpuPerGb.get(workload.label() + " " + name)).format("%.2f")).append(" |");
+                row.append(' ').append(Spread.of(figures.get(workload.label() + " " + name)).format("%.2f")).append(" |");
             }
             out.println(row);
         }

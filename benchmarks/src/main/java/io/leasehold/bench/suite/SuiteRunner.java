@@ -40,10 +40,16 @@ public final class SuiteRunner {
     private static final String STALL_TOPIC = "bench-stall";
 
     private final Plan plan;
+    private final CompilerWarmUp compilerWarmUp;
     private final PrintStream progress;
 
-    public SuiteRunner(Plan plan, PrintStream progress) {
+    /**
+     * @param compilerWarmUp how long to warm each proxy up before the produce rounds, beyond the
+     *                       brief warm-up every suite gets
+     */
+    public SuiteRunner(Plan plan, CompilerWarmUp compilerWarmUp, PrintStream progress) {
         this.plan = plan;
+        this.compilerWarmUp = compilerWarmUp;
         this.progress = progress;
     }
 
@@ -70,6 +76,9 @@ public final class SuiteRunner {
         concat(plan.scaling(), plan.produce()).forEach(c -> produceTopics.add(c.placement()));
         produceTopics.forEach(p -> session.backend.createTopic(p.topic(PRODUCE_TOPIC), plan.partitions(), p));
         produceTopics.forEach(session::warmUp);
+        if (compilerWarmUp.enabled()) {
+            session.warmUpCompilers(concat(plan.scaling(), plan.produce()));
+        }
         ProducerLoad producers = new ProducerLoad(plan.timing(), plan.producerBuffer());
         for (ProduceCase produce : concat(plan.scaling(), plan.produce())) {
             results.add(session.compare("produce", produce.label(), produce.workload().producers(),
@@ -219,6 +228,33 @@ public final class SuiteRunner {
                     load.run(path.bootstrap(), placement.topic(PRODUCE_TOPIC), workload);
                 } catch (RuntimeException e) {
                     progress.println("[" + backend.name() + "] warm-up " + path.target().label() + " failed: " + e);
+                }
+            }
+        }
+
+        /**
+         * Passes of the produce cases on every proxy until its compiler settles (see
+         * {@link CompilerWarmUp}); direct gets one pass, which warms the brokers and this JVM's clients.
+         */
+        void warmUpCompilers(List<ProduceCase> cases) {
+            ProducerLoad load = new ProducerLoad(new Timing(Duration.ZERO, CompilerWarmUp.RUN_PER_WORKLOAD),
+                    plan.producerBuffer());
+            for (ClientPath path : paths) {
+                if (path.unavailable() != null) {
+                    continue;
+                }
+                Runnable pass = () -> cases.forEach(c ->
+                        load.run(path.bootstrap(), c.placement().topic(PRODUCE_TOPIC), c.workload()));
+                try {
+                    if (path.proxy().isEmpty()) {
+                        pass.run();
+                    } else {
+                        progress.println("[" + backend.name() + "] warm-up " + path.target().label() + ": "
+                                + compilerWarmUp.untilSettled(path.proxy().get().pid(), pass));
+                    }
+                } catch (RuntimeException e) {
+                    progress.println("[" + backend.name() + "] warm-up " + path.target().label() + " failed: "
+                            + Failures.describe(e));
                 }
             }
         }
