@@ -36,6 +36,7 @@ import io.leasehold.proxy.security.SaslSettings;
 import io.leasehold.proxy.security.UsersFile;
 import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.transport.NettyTransport;
+import io.leasehold.proxy.transport.SocketTuning;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
@@ -157,7 +158,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                         metrics.backendAuthenticationFailed();
                     }
                 }, tls.backends() == null ? null : tls.backends()::context, brokerNames,
-                brokerLogin(backends, brokerCredentials));
+                brokerLogin(backends, brokerCredentials), SocketTuning.brokerBuffers());
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();

@@ -4,6 +4,7 @@ import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.transport.SocketTuning;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -59,6 +60,7 @@ public final class BackendConnector {
     private final BrokerLogin login;
     /** One line per broker per 10 s, like refused certificates. */
     private final WarningRateLimiter loginWarnings = new WarningRateLimiter(10_000, System::nanoTime);
+    private final ByteBufAllocator buffers;
 
     /** A plaintext connector resolving broker names with this host's name servers. */
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
@@ -103,6 +105,18 @@ public final class BackendConnector {
     public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
                             int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
                             BrokerNameResolution names, BrokerLogin login) {
+        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, tls, names, login,
+                ByteBufAllocator.DEFAULT);
+    }
+
+    /**
+     * Like the connector above, with broker connections' buffers (socket reads and the response
+     * frames gathered from them) taken from {@code buffers}.
+     */
+    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
+                            BrokerNameResolution names, BrokerLogin login, ByteBufAllocator buffers) {
+        this.buffers = buffers;
         this.login = login;
         this.tls = tls;
         this.connectTimeout = connectTimeout;
@@ -138,6 +152,7 @@ public final class BackendConnector {
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SocketTuning.WRITES)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, SocketTuning.READS)
+                .option(ChannelOption.ALLOCATOR, buffers)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

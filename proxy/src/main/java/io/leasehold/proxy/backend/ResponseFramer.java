@@ -1,6 +1,7 @@
 package io.leasehold.proxy.backend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.CorruptedFrameException;
@@ -11,7 +12,8 @@ import java.util.List;
  * Cuts a broker's responses into frames. A frame whose request asked for streaming is passed on
  * in {@link ResponseChunk}s as soon as its bytes arrive (length prefix included, never buffered
  * whole); every other frame is passed on whole as a {@link ByteBuf} without its length prefix.
- * Streaming is decided per frame from its correlation id, which follows the length.
+ * Streaming is decided per frame from its correlation id, which follows the length. A whole frame
+ * is gathered in one buffer sized for it as soon as its length is known (see {@link #cumulate}).
  */
 final class ResponseFramer extends ByteToMessageDecoder {
     private static final int LENGTH_BYTES = 4;
@@ -30,6 +32,43 @@ final class ResponseFramer extends ByteToMessageDecoder {
     ResponseFramer(int maxFrameBytes, StreamSelector selector) {
         this.maxFrameBytes = maxFrameBytes;
         this.selector = selector;
+        setCumulator(this::cumulate);
+    }
+
+    /**
+     * Appends a read to the bytes not yet framed. Netty's merge cumulator grows its buffer step by
+     * step (each step copies everything gathered so far, a multi-megabyte Fetch answer several
+     * times over) and copies it whole again while a slice of an earlier frame still holds it; here
+     * a buffer that must grow is replaced once by one that holds the whole frame being gathered,
+     * so each byte of a frame is copied once.
+     */
+    private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+        if (!cumulation.isReadable()) {
+            cumulation.release();
+            return in;
+        }
+        try {
+            int incoming = in.readableBytes();
+            if (cumulation.refCnt() == 1 && !cumulation.isReadOnly() && cumulation.writableBytes() >= incoming) {
+                return cumulation.writeBytes(in);
+            }
+            int gathered = cumulation.readableBytes() + incoming;
+            ByteBuf whole = alloc.buffer(Math.max(gathered, pendingFrameBytes(cumulation)));
+            whole.writeBytes(cumulation).writeBytes(in);
+            cumulation.release();
+            return whole;
+        } finally {
+            in.release();
+        }
+    }
+
+    /** The size of the whole frame (length prefix included) that {@code gathered} starts, or 0 if not known. */
+    private int pendingFrameBytes(ByteBuf gathered) {
+        if (streamRemaining > 0 || gathered.readableBytes() < LENGTH_BYTES) {
+            return 0;
+        }
+        int length = gathered.getInt(gathered.readerIndex());
+        return length < 4 || length > maxFrameBytes ? 0 : LENGTH_BYTES + length;
     }
 
     @Override

@@ -15,8 +15,9 @@ import org.apache.kafka.common.requests.ResponseHeader;
 /**
  * Encodes and decodes Kafka messages between Netty buffers and the kafka-clients generated
  * classes. Buffers produced here carry no length prefix (the pipeline's prepender adds it).
- * Encoding writes straight into a pooled direct buffer, so record sets are copied once,
- * from the buffer they arrived in to the one that leaves.
+ * Encoding writes straight into a pooled direct buffer; a response whose record sets were decoded
+ * from brokers' frames with {@link RecordRegions} is encoded instead around slices of those frames,
+ * so its record bytes are never copied in the proxy.
  */
 public final class KafkaMessages {
     private KafkaMessages() {
@@ -40,6 +41,33 @@ public final class KafkaMessages {
                                          ApiMessage body) {
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
         return encode(alloc, header, api.responseHeaderVersion(version), body, version);
+    }
+
+    /**
+     * Encodes a response as {@link #encodeResponse(ByteBufAllocator, ApiKeys, short, int, ApiMessage)}
+     * does, byte for byte, but every record set noted in {@code regions} is a retained slice of
+     * the frame it was decoded from, not a copy: the result keeps those frames alive until released.
+     */
+    public static ByteBuf encodeResponse(ByteBufAllocator alloc, ApiKeys api, short version, int correlationId,
+                                         ApiMessage body, RecordRegions regions) {
+        if (regions.isEmpty()) {
+            return encodeResponse(alloc, api, version, correlationId, body);
+        }
+        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
+        short headerVersion = api.responseHeaderVersion(version);
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        // Sizing fills the cache that writing reads (sizes of nested structures and strings).
+        header.size(cache, headerVersion);
+        body.size(cache, version);
+        SlicingWriter out = new SlicingWriter(alloc, regions);
+        try {
+            header.write(out, cache, headerVersion);
+            body.write(out, cache, version);
+            return out.finish();
+        } catch (RuntimeException e) {
+            out.discard();
+            throw e;
+        }
     }
 
     private static ByteBuf encode(ByteBufAllocator alloc, ApiMessage header, short headerVersion, ApiMessage body,
@@ -67,6 +95,21 @@ public final class KafkaMessages {
     public static <T extends ApiMessage> T decodeResponse(ByteBuf frame, ApiKeys api, short version) {
         ApiMessage message = ApiMessageType.fromApiKey(api.id).newResponse();
         message.read(new ByteBufferAccessor(responseBody(frame, api, version)), version);
+        return (T) message;
+    }
+
+    /**
+     * Decodes a backend response frame as {@link #decodeResponse(ByteBuf, ApiKeys, short)} does, and
+     * notes in {@code regions} where each record set lies in {@code frame}.
+     */
+    @SuppressWarnings("unchecked")
+    public static <T extends ApiMessage> T decodeResponse(ByteBuf frame, ApiKeys api, short version,
+                                                          RecordRegions regions) {
+        ApiMessage message = ApiMessageType.fromApiKey(api.id).newResponse();
+        ByteBuffer nio = frame.nioBuffer();
+        int frameIndexAtZero = frame.readerIndex() - nio.position();
+        ResponseHeader.parse(nio, api.responseHeaderVersion(version));
+        message.read(new RecordNotingReader(nio, frameIndexAtZero, frame, regions), version);
         return (T) message;
     }
 

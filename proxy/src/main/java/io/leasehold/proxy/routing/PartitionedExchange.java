@@ -9,6 +9,7 @@ import io.leasehold.proxy.backend.SilentBrokers;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RecordRegions;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
@@ -79,6 +80,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final ProxyMetrics metrics;
     private final Map<Key, P> results = new ConcurrentHashMap<>();
     private final Queue<ByteBuf> responseFrames = new ConcurrentLinkedQueue<>();
+    /** Where the record sets of {@link #responseFrames} lie: the merged response carries them as slices. */
+    private final RecordRegions recordRegions = new RecordRegions();
     private final RetryBudget budget;
     /** Brokers that did not answer a sub-request of this exchange: reads go elsewhere on retry. */
     private final Set<BrokerAddress> unanswered = ConcurrentHashMap.newKeySet();
@@ -188,7 +191,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         R response = api.assemble(request, merged, throttle);
         return KafkaMessages.encodeResponse(client.alloc(), api.apiKey(), frame.version(), frame.correlationId(),
-                response);
+                response, recordRegions);
     }
 
     private CompletableFuture<Attempt<T, E>> attempt(List<Entry<T, E>> entries) {
@@ -345,7 +348,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return retrying(failed(broker, routed, error));
             }
             responseFrames.add(response);
-            List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion),
+            List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion, recordRegions),
                     broker, routed);
             if (retry.isEmpty() && !bridged && responseFrames.remove(response)) {
                 return finished(KafkaMessages.withResponseCorrelationId(response, frame.correlationId()));
@@ -456,7 +459,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return failed(broker, routed, error);
             }
             responseFrames.add(response);
-            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion), broker, routed);
+            return absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion, recordRegions), broker, routed);
         });
     }
 

@@ -109,6 +109,43 @@ class ResponseFramerTest {
         channel.finishAndReleaseAll();
     }
 
+    /**
+     * A frame arriving over many reads, behind an earlier frame still held by its reader, is gathered
+     * in one buffer sized for it, not in one grown step by step (doubling: 131,072 bytes for this one).
+     */
+    @Test
+    void gathersAFrameArrivingInManyReadsInOneBufferSizedForIt() {
+        byte[] held = frame(1, 10);
+        byte[] large = frame(2, 65_536);
+        byte[] both = concat(held, large);
+        EmbeddedChannel channel = framer(1 << 20);
+        int read = 1_000;
+        for (int at = 0; at < both.length; at += read) {
+            ByteBuf piece = channel.alloc().directBuffer(read);
+            channel.writeInbound(piece.writeBytes(both, at, Math.min(read, both.length - at)));
+        }
+        ByteBuf first = channel.readInbound();
+        ByteBuf second = channel.readInbound();
+        try {
+            assertThat(ByteBufUtil.getBytes(second)).isEqualTo(java.util.Arrays.copyOfRange(large, 4, large.length));
+            assertThat(root(second).capacity()).as("the buffer the frame was gathered in")
+                    .isLessThan(large.length + 1_000);
+        } finally {
+            first.release();
+            second.release();
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /** The buffer a frame is a view of (through the leak detector's wrapper and the slice). */
+    private static ByteBuf root(ByteBuf view) {
+        ByteBuf root = view;
+        while (root.unwrap() != null) {
+            root = root.unwrap();
+        }
+        return root;
+    }
+
     private static byte[] concat(byte[] a, byte[] b) {
         byte[] all = new byte[a.length + b.length];
         System.arraycopy(a, 0, all, 0, a.length);

@@ -59,8 +59,11 @@ class MergedFetchClientsTest {
 
     @BeforeAll
     void startCluster() {
+        // Every buffer of a merged answer (slices of the owners' frames) is checked for leaks on release.
+        List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
+        jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("merged-fetch").brokers(1).leaseTtl(TTL)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS))
+                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm))
                 .start();
         // One at a time: on two shared cores three JVMs starting at once can miss the brokers' lease grant.
         for (int id = 2; id <= BROKERS; id++) {
