@@ -62,9 +62,14 @@ final class ResponseFramer extends ByteToMessageDecoder {
         }
     }
 
-    /** The size of the whole frame (length prefix included) that {@code gathered} starts, or 0 if not known. */
+    /**
+     * The size of the whole frame (length prefix included) that {@code gathered} starts, or 0 if
+     * not known yet. Known only once the correlation id is in too: until then the frame may be one
+     * that is streamed, passed on piece by piece and never gathered whole (a streamed frame's head
+     * never waits here longer, {@link #decode} passes it on at once).
+     */
     private int pendingFrameBytes(ByteBuf gathered) {
-        if (streamRemaining > 0 || gathered.readableBytes() < LENGTH_BYTES) {
+        if (streamRemaining > 0 || gathered.readableBytes() < FRAME_HEAD_BYTES) {
             return 0;
         }
         int length = gathered.getInt(gathered.readerIndex());

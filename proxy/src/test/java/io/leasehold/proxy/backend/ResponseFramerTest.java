@@ -137,6 +137,30 @@ class ResponseFramerTest {
         }
     }
 
+    @Test
+    void aStreamedFrameWhoseHeadArrivesSplitIsNotGivenRoomForAllOfIt() {
+        byte[] held = frame(1, 10);
+        byte[] streamed = frame(STREAMED, 1 << 19);
+        EmbeddedChannel channel = framer(1 << 20);
+        int headPart = 6;
+        ByteBuf first = channel.alloc().directBuffer(held.length + headPart)
+                .writeBytes(held).writeBytes(streamed, 0, headPart);
+        channel.writeInbound(first);
+        ByteBuf second = channel.alloc().directBuffer(1_000).writeBytes(streamed, headPart, 1_000 - headPart);
+        channel.writeInbound(second);
+        ByteBuf whole = channel.readInbound();
+        ResponseChunk chunk = channel.readInbound();
+        try {
+            assertThat(chunk.first()).isTrue();
+            assertThat(root(chunk.bytes()).capacity()).as("the buffer the streamed frame's first piece is in")
+                    .isLessThan(10_000);
+        } finally {
+            whole.release();
+            chunk.bytes().release();
+            channel.finishAndReleaseAll();
+        }
+    }
+
     /** The buffer a frame is a view of (through the leak detector's wrapper and the slice). */
     private static ByteBuf root(ByteBuf view) {
         ByteBuf root = view;
