@@ -277,13 +277,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e);
         }
-        response.whenComplete((buf, error) -> {
-            if (ctx.executor().inEventLoop()) {
-                finish(ctx, slot, request, size, started, buf, error);
-            } else {
-                ctx.executor().execute(() -> finish(ctx, slot, request, size, started, buf, error));
-            }
-        });
+        response.whenComplete((buf, error) -> LoopHandoff.run(ctx.executor(),
+                () -> finish(ctx, slot, request, size, started, buf, error), buf));
     }
 
     /** {@code request} may be released by now; its parsed header, all a description uses, stays readable. */
