@@ -158,7 +158,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                         metrics.backendAuthenticationFailed();
                     }
                 }, tls.backends() == null ? null : tls.backends()::context, brokerNames,
-                brokerLogin(backends, brokerCredentials), SocketTuning.brokerBuffers());
+                brokerLogin(backends, brokerCredentials), SocketTuning.brokerBuffers(PlatformDependent.maxDirectMemory()));
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();

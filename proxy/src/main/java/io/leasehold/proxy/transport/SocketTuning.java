@@ -20,6 +20,7 @@ public final class SocketTuning {
 
     /** 8 KiB pages << 11: pool chunks of 16 MiB. */
     private static final int BROKER_POOL_MAX_ORDER = 11;
+    private static final int CHUNKS_PER_ARENA = 3;
 
     private SocketTuning() {
     }
@@ -30,11 +31,24 @@ public final class SocketTuning {
      * default allocator pools buffers of up to 1 MiB only, so each such answer was fresh memory
      * from the system, zeroed and page-faulted in, and freed again (the largest cost in a profile
      * of a consumer reading from three owners). From this pool it reuses chunk memory.
+     *
+     * <p>Each arena keeps at least one chunk once used, so the arenas are counted as Netty counts
+     * its own (about three chunks each within half the direct memory, at most two per core): a
+     * proxy given little direct memory gets one arena, not one per event loop whose idle chunks
+     * would leave its clients' buffers no room.
+     *
+     * @param maxDirectMemory the JVM's direct memory limit in bytes
      */
-    public static ByteBufAllocator brokerBuffers() {
-        return new PooledByteBufAllocator(true, 0, PooledByteBufAllocator.defaultNumDirectArena(),
+    public static ByteBufAllocator brokerBuffers(long maxDirectMemory) {
+        return new PooledByteBufAllocator(true, 0, brokerArenas(maxDirectMemory),
                 PooledByteBufAllocator.defaultPageSize(), BROKER_POOL_MAX_ORDER,
                 PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(),
                 PooledByteBufAllocator.defaultUseCacheForAllThreads());
+    }
+
+    static int brokerArenas(long maxDirectMemory) {
+        long chunk = (long) PooledByteBufAllocator.defaultPageSize() << BROKER_POOL_MAX_ORDER;
+        long fitting = maxDirectMemory / 2 / (chunk * CHUNKS_PER_ARENA);
+        return (int) Math.max(1, Math.min(2L * Runtime.getRuntime().availableProcessors(), fitting));
     }
 }

@@ -17,7 +17,7 @@ class BrokerBuffersTest {
 
     @Test
     void anAnswerOfEightMebibytesIsServedFromThePoolNotAsAHugeAllocation() {
-        PooledByteBufAllocator buffers = (PooledByteBufAllocator) SocketTuning.brokerBuffers();
+        PooledByteBufAllocator buffers = (PooledByteBufAllocator) SocketTuning.brokerBuffers(1L << 30);
         for (int i = 0; i < 3; i++) {
             ByteBuf frame = buffers.directBuffer(EIGHT_MIB);
             assertThat(frame.capacity()).isEqualTo(EIGHT_MIB);
@@ -27,5 +27,13 @@ class BrokerBuffersTest {
         long pooled = buffers.metric().directArenas().stream().mapToLong(PoolArenaMetric::numNormalAllocations).sum();
         assertThat(huge).as("allocations outside the pool's chunks").isZero();
         assertThat(pooled).as("allocations from the pool's chunks").isEqualTo(3);
+    }
+
+    @Test
+    void aProxyWithLittleDirectMemoryGetsOneArenaAndAGenerousOneUpToTwoPerCore() {
+        assertThat(SocketTuning.brokerArenas(128L << 20)).isEqualTo(1);
+        assertThat(SocketTuning.brokerArenas(1L << 30))
+                .isEqualTo(Math.min(2 * Runtime.getRuntime().availableProcessors(), 10));
+        assertThat(SocketTuning.brokerArenas(64L << 30)).isEqualTo(2 * Runtime.getRuntime().availableProcessors());
     }
 }
