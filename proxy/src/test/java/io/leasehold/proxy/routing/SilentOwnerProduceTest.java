@@ -13,6 +13,7 @@ import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCounted;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -193,8 +194,10 @@ class SilentOwnerProduceTest {
         BrokerAddress silent = backends.broker(2, body -> ScriptedBroker.SILENCE);
         RequestFrame frame = twoPartitionWrite();
 
-        CompletableFuture<?> pending = routing(routes(live, silent)).execute(new ProduceApi(null), frame,
-                frame.decodeBody(), TestClients.on(backends.session()));
+        CompletableFuture<ReferenceCounted> pending = routing(routes(live, silent)).execute(new ProduceApi(null),
+                frame, frame.decodeBody(), TestClients.on(backends.session()));
+        // The answer comes when the teardown closes the silent broker's connection: nobody else frees it.
+        pending.thenAccept(ReferenceCounted::release);
 
         Thread.sleep(OWNER_DEADLINE.multipliedBy(4).toMillis());
         assertThat(pending).as("node-per-owner: the silent owner's part is awaited").isNotDone();
