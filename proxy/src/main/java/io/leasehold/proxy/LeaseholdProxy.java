@@ -172,10 +172,13 @@ public final class LeaseholdProxy implements AutoCloseable {
             acls.reloadWith(mountedFiles, authorizationMetrics);
             authorizer = new AclAuthorizer(acls::current, authorizationMetrics);
         }
+        ProxyConfig.Limits limits = config.limits();
+        MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
+                : MemoryBudget.defaultLimit(PlatformDependent.maxDirectMemory()));
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout(),
-                        config.presentation().produceOwnerDeadline()), authorizer);
+                        config.presentation().produceOwnerDeadline()), authorizer, budget);
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));
@@ -186,9 +189,6 @@ public final class LeaseholdProxy implements AutoCloseable {
                         : new ClientCertificatePrincipals(listener.tlsPrincipal()),
                 sasl != null ? sasl.frameCap() : FrameCap.NONE);
         this.reachability = new BackendReachability(control, router, alloc);
-        ProxyConfig.Limits limits = config.limits();
-        MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
-                : MemoryBudget.defaultLimit(PlatformDependent.maxDirectMemory()));
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
                 budget.limit() >> 20, PlatformDependent.maxDirectMemory() >> 20);
         metrics.bindMemoryBudget(budget);

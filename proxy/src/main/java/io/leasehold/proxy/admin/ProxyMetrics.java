@@ -51,6 +51,8 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Counter clientConnectionsAccepted;
     private final Counter backendConnectionsOpened;
     private final Counter backendAuthenticationFailures;
+    private final Counter readAheadsStarted;
+    private final Counter readAheadsUsed;
     private final AtomicInteger clientConnections = new AtomicInteger();
     private final AtomicInteger backendConnections = new AtomicInteger();
     private final RuntimeMetrics runtime;
@@ -64,6 +66,12 @@ public final class ProxyMetrics implements AutoCloseable {
         this.idleConnectionsClosed = Counter.builder("leasehold.client.connections.idle.closed")
                 .description("Client connections closed because they were idle longer than limits.idleTimeout")
                 .register(registry);
+        this.readAheadsStarted = Counter.builder("leasehold.fetch.read.aheads")
+                .description("Reads ahead of an owner started after a merged Fetch answer went (single-node mode)")
+                .tag("outcome", "started").register(registry);
+        this.readAheadsUsed = Counter.builder("leasehold.fetch.read.aheads")
+                .description("Partitions of a client's Fetch answered from a read ahead")
+                .tag("outcome", "partition_used").register(registry);
         this.clientConnectionsAccepted = Counter.builder("leasehold.client.connections.accepted")
                 .description("Client connections accepted since start")
                 .register(registry);
@@ -206,6 +214,16 @@ public final class ProxyMetrics implements AutoCloseable {
         increment(connectionsTimedOut, "leasehold.client.connections.timed.out",
                 "Client connections closed for missing a deadline, by reason",
                 "reason", reason);
+    }
+
+    /** A read ahead of one owner was sent after a merged Fetch answer. */
+    public void readAheadStarted() {
+        readAheadsStarted.increment();
+    }
+
+    /** A partition of a client's Fetch was answered from a read ahead. */
+    public void readAheadUsed() {
+        readAheadsUsed.increment();
     }
 
     /**

@@ -15,6 +15,8 @@ import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 
 /**
  * Fetch as a partitioned API. Fetch sessions are not forwarded: every sub-request is a full,
@@ -31,6 +33,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * left of {@code max_wait_ms}; the merged answer goes as soon as its data reaches {@code min_bytes}
  * (owners still long-polling are not waited for) or half a second past {@code max_wait_ms}; and
  * partitions past {@code max_bytes} are answered without records, so the client fetches them again.
+ * Once a merged answer has gone, each owner that returned data is read ahead (see {@link ReadAheads}).
  */
 final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
         PartitionData> {
@@ -178,6 +181,43 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     @Override
     public int dataBytes(PartitionData result) {
         return result.records() == null ? 0 : result.records().sizeInBytes();
+    }
+
+    @Override
+    public boolean readsAhead() {
+        return true;
+    }
+
+    @Override
+    public long position(FetchPartition partition) {
+        return partition.fetchOffset();
+    }
+
+    /**
+     * The offset after the last complete batch: a consumer's position once it has read them,
+     * aborted and control batches included, so a read ahead asks for what the client asks next.
+     */
+    @Override
+    public long nextPosition(PartitionData result) {
+        if (result.errorCode() != Errors.NONE.code() || !(result.records() instanceof Records records)) {
+            return -1;
+        }
+        long next = -1;
+        for (RecordBatch batch : records.batches()) {
+            next = batch.nextOffset();
+        }
+        return next;
+    }
+
+    @Override
+    public FetchPartition atPosition(FetchPartition partition, long position) {
+        return partition.duplicate().setFetchOffset(position);
+    }
+
+    /** No long poll: a read ahead that finds nothing new answers at once and is not used. */
+    @Override
+    public void readingAhead(FetchRequestData subRequest) {
+        subRequest.setMaxWaitMs(0);
     }
 
     @Override

@@ -3,8 +3,10 @@ package io.leasehold.proxy.routing;
 import io.github.resilience4j.retry.Retry;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCounted;
 import java.time.Duration;
 import java.util.HashSet;
@@ -24,6 +26,16 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * {@link VersionBridge} picks for the client's version.
  */
 final class PartitionRouting {
+    private static final AttributeKey<ReadAheads> READ_AHEADS = AttributeKey.valueOf(ReadAheads.class.getName());
+
+    /**
+     * How merged reads are read ahead (see {@link ReadAheads}).
+     *
+     * @param budget where held answers are counted
+     * @param idle   how long an answer is held for a read that does not come
+     */
+    record ReadAhead(MemoryBudget budget, Duration idle) {
+    }
     private final OwnerRouter router;
     private final TopicNameResolver topicIds;
     private final RetryFactory retries;
@@ -31,9 +43,18 @@ final class PartitionRouting {
     private final Duration defaultRetryBudget;
     private final Map<ApiKeys, Retry> retryByApi = new ConcurrentHashMap<>();
     private final Supplier<VersionBridge> bridges;
+    /** Null: merged reads are not read ahead. */
+    private final ReadAhead readAhead;
 
     PartitionRouting(OwnerRouter router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
                      Duration defaultRetryBudget, Supplier<VersionBridge> bridges) {
+        this(router, topicIds, retries, metrics, defaultRetryBudget, bridges, null);
+    }
+
+    /** @param readAhead how merged reads are read ahead; null for not at all */
+    PartitionRouting(OwnerRouter router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
+                     Duration defaultRetryBudget, Supplier<VersionBridge> bridges, ReadAhead readAhead) {
+        this.readAhead = readAhead;
         this.bridges = bridges;
         this.router = router;
         this.topicIds = topicIds;
@@ -55,7 +76,7 @@ final class PartitionRouting {
         RetryBudget budget = new RetryBudget(api.retryBudget(request, defaultRetryBudget), retries.maxBackoff());
         PartitionedExchange<Q, R, T, E, P> exchange =
                 new PartitionedExchange<>(api, frame, request, client, router, metrics, budget,
-                        bridges.get().target(api.apiKey(), frame.version()));
+                        bridges.get().target(api.apiKey(), frame.version()), api.readsAhead() ? readAheads(client) : null);
         Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(
                 "partitions-" + key.name, PartitionedExchange.Attempt::worthRetrying));
         Set<Uuid> ids = topicIds(api, request);
@@ -101,5 +122,19 @@ final class PartitionRouting {
             }
         }
         return ids;
+    }
+
+    /** The connection's reads ahead, made on its first merged read and dropped when it closes. */
+    private ReadAheads readAheads(ClientContext client) {
+        if (readAhead == null || client.channel() == null) {
+            return null;
+        }
+        ReadAheads created = new ReadAheads(client.backends(), readAhead.budget(), readAhead.idle());
+        ReadAheads existing = client.channel().attr(READ_AHEADS).setIfAbsent(created);
+        if (existing != null) {
+            return existing;
+        }
+        client.channel().closeFuture().addListener(f -> client.backends().eventLoop().execute(created::close));
+        return created;
     }
 }

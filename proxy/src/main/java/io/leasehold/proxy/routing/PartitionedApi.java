@@ -162,6 +162,34 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     }
 
     /**
+     * Whether a merged read is followed by reads ahead of the next positions (Fetch): see
+     * {@link ReadAheads}. The four methods below are asked only when this holds.
+     */
+    default boolean readsAhead() {
+        return false;
+    }
+
+    /** The position {@code partition} asks to read from. */
+    default long position(E partition) {
+        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
+    }
+
+    /** The position a client asks for next once it has {@code result}; -1 if that is not known. */
+    default long nextPosition(P result) {
+        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
+    }
+
+    /** {@code partition} asking to read from {@code position} instead. */
+    default E atPosition(E partition, long position) {
+        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
+    }
+
+    /** Turns {@code subRequest} into a read ahead: answered at once with whatever there is. */
+    default void readingAhead(Q subRequest) {
+        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
+    }
+
+    /**
      * How long a merged read's attempt, starting {@code elapsed} after the request arrived, waits
      * for its brokers before it is answered with what is in (only asked when
      * {@link #answerAfterBytes} is positive).

@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -94,10 +95,22 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final long startNanos = System.nanoTime();
     /** For a merged read, one per attempt: decide when it is answered without the brokers still polling. */
     private final Queue<MergeGate> gates = new ConcurrentLinkedQueue<>();
+    /** The connection's reads ahead, null when this exchange neither uses nor starts any. */
+    private final ReadAheads readAheads;
+    /** Which broker answered each partition with data the client gets, and by which route. */
+    private final Map<Key, Answered<T, E>> answeredBy = new ConcurrentHashMap<>();
 
-    /** @param backendVersion the version backends are spoken to in (see {@link VersionBridge}) */
+    private record Answered<T, E>(BrokerAddress broker, Routed<T, E> routed) {
+    }
+
+    /**
+     * @param backendVersion the version backends are spoken to in (see {@link VersionBridge})
+     * @param readAheads     the client connection's reads ahead, or null for none
+     */
     PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
-                        OwnerRouter router, ProxyMetrics metrics, RetryBudget budget, short backendVersion) {
+                        OwnerRouter router, ProxyMetrics metrics, RetryBudget budget, short backendVersion,
+                        ReadAheads readAheads) {
+        this.readAheads = api.readsAhead() ? readAheads : null;
         this.backendVersion = backendVersion;
         this.budget = budget;
         this.api = api;
@@ -190,6 +203,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             merged.put(topic, partitions);
         }
         R response = api.assemble(request, merged, throttle);
+        if (readAheads != null && !gates.isEmpty()) {
+            readAhead(response);
+        }
         return KafkaMessages.encodeResponse(client.alloc(), api.apiKey(), frame.version(), frame.correlationId(),
                 response, recordRegions);
     }
@@ -227,12 +243,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             planned.forEach((partition, owner) -> client.writeOrder().sent(writer, partition, owner));
         }
         answerSilentOwnersAtOnce(byBroker);
-        if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()) {
+        boolean mergeable = api.answerAfterBytes(request) > 0;
+        if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()
+                && !(mergeable && readAheads != null && readAheads.holds(byBroker.keySet().iterator().next()))) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
             return sendWhole(only.getKey(), only.getValue());
         }
         int total = byBroker.values().stream().mapToInt(List::size).sum();
-        if (api.answerAfterBytes(request) > 0) {
+        if (mergeable) {
             return merged(byBroker, total, retry);
         }
         List<CompletableFuture<List<Entry<T, E>>>> sends = new ArrayList<>();
@@ -284,9 +302,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         AtomicBoolean abandoned = new AtomicBoolean();
         Map<CompletableFuture<List<Entry<T, E>>>, List<Routed<T, E>>> sends = new LinkedHashMap<>();
         byBroker.forEach((broker, routed) -> {
-            CompletableFuture<List<Entry<T, E>>> send = client.backends().whenIdle(broker).thenCompose(idle ->
-                    abandoned.get() ? CompletableFuture.completedFuture(List.of())
-                            : sendPart(broker, routed, total, abandoned::get));
+            CompletableFuture<List<Entry<T, E>>> send = fromReadAhead(broker, routed, abandoned::get).thenCompose(left ->
+                    left.isEmpty() ? CompletableFuture.completedFuture(List.<Entry<T, E>>of())
+                            : client.backends().whenIdle(broker).thenCompose(idle -> abandoned.get()
+                                    ? CompletableFuture.completedFuture(List.<Entry<T, E>>of())
+                                    : sendPart(broker, left, total, abandoned::get)));
             send.thenRun(() -> countTowards(gate, routed));
             sends.put(send, routed);
         });
@@ -303,6 +323,86 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             });
             retry.forEach(e -> results.put(e.key(), api.errorResult(e.key().partition(), Errors.NONE)));
             return new Attempt<>(List.of(), null, false);
+        });
+    }
+
+    /**
+     * Answers what it can of {@code routed} from the read ahead held for {@code broker} (taken,
+     * so it is used once): partitions whose requested position and route are those it was read
+     * with, and that it found data for. Completes with the partitions still to send.
+     */
+    private CompletableFuture<List<Routed<T, E>>> fromReadAhead(BrokerAddress broker, List<Routed<T, E>> routed,
+                                                               BooleanSupplier abandoned) {
+        ReadAheads.Held held = readAheads == null ? null : readAheads.take(broker);
+        if (held == null) {
+            return CompletableFuture.completedFuture(routed);
+        }
+        return held.answer().thenApplyAsync(frame -> {
+            if (frame == null) {
+                return routed;
+            }
+            if (abandoned.getAsBoolean()) {
+                frame.release();
+                return List.of();
+            }
+            responseFrames.add(frame);
+            R response = KafkaMessages.decodeResponse(frame, api.apiKey(), backendVersion, recordRegions);
+            Map<Key, P> answered = new HashMap<>();
+            if (api.topLevelError(response) == Errors.NONE.code()) {
+                api.forEachResult(response, (name, id, partition, result) ->
+                        answered.put(new Key(name, id, partition), result));
+            }
+            List<Routed<T, E>> left = new ArrayList<>();
+            for (Routed<T, E> r : routed) {
+                Key key = r.entry().key();
+                P result = answered.get(key);
+                Long position = held.offsets().get(key);
+                boolean usable = result != null && position != null
+                        && position == api.position(r.entry().partition())
+                        && Objects.equals(held.owners().get(key), r.ownership())
+                        && api.errorCode(result) == Errors.NONE.code() && api.dataBytes(result) > 0;
+                if (usable) {
+                    results.put(key, result);
+                    answeredBy.put(key, new Answered<>(broker, r));
+                    metrics.readAheadUsed();
+                } else {
+                    left.add(r);
+                }
+            }
+            throttle = Math.max(throttle, api.throttleTimeMs(response));
+            return left;
+        }, client.backends().eventLoop());
+    }
+
+    /**
+     * After a merged answer: asks each owner that returned data for the positions the client
+     * will ask next, in a read ahead of the partitions it answered.
+     */
+    private void readAhead(R response) {
+        Map<BrokerAddress, LinkedHashMap<T, List<E>>> partitions = new LinkedHashMap<>();
+        Map<BrokerAddress, Map<Key, Long>> positions = new HashMap<>();
+        Map<BrokerAddress, Map<Key, Ownership>> owners = new HashMap<>();
+        api.forEachResult(response, (name, id, partition, result) -> {
+            Key key = new Key(name, id, partition);
+            Answered<T, E> answered = answeredBy.get(key);
+            long next = answered == null ? -1 : api.nextPosition(result);
+            if (next < 0) {
+                return;
+            }
+            Entry<T, E> entry = answered.routed().entry();
+            partitions.computeIfAbsent(answered.broker(), b -> new LinkedHashMap<>())
+                    .computeIfAbsent(entry.topic(), t -> new ArrayList<>()).add(api.atPosition(entry.partition(), next));
+            positions.computeIfAbsent(answered.broker(), b -> new HashMap<>()).put(key, next);
+            owners.computeIfAbsent(answered.broker(), b -> new HashMap<>()).put(key, answered.routed().ownership());
+        });
+        int total = answeredBy.size();
+        partitions.forEach((broker, parts) -> {
+            Q sub = api.subRequest(request, parts);
+            api.share(sub, positions.get(broker).size(), Math.max(total, positions.get(broker).size()), Duration.ZERO);
+            api.readingAhead(sub);
+            readAheads.start(broker, positions.get(broker), owners.get(broker),
+                    VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub));
+            metrics.readAheadStarted();
         });
     }
 
@@ -492,6 +592,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                         ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
             }
             results.put(key, result);
+            if (api.readsAhead() && api.errorCode(result) == Errors.NONE.code()) {
+                answeredBy.put(key, new Answered<>(broker, r));
+            }
             if (api.errorCode(result) == api.rejection().code()) {
                 rejected(r);
                 notSentToOwner(r.entry());

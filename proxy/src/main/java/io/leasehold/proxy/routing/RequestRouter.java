@@ -4,6 +4,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -68,6 +69,9 @@ public final class RequestRouter implements RequestHandler {
     private final AclApis aclApis;
     private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
+    /** A consumer asks again within milliseconds of taking an answer: a read ahead not asked for by then is stale. */
+    private static final Duration READ_AHEAD_IDLE = Duration.ofSeconds(1);
+
     /**
      * Settings the router needs from the configuration; {@code produceOwnerDeadline} is how long
      * one owner's part of a Produce may go unanswered before the rest is answered without it (the
@@ -92,7 +96,8 @@ public final class RequestRouter implements RequestHandler {
      */
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc, ProxyIdentity identity,
                          ProxyMetrics metrics, Settings settings) {
-        this(router, control, alloc, ClusterPresentation.singleNode(identity), metrics, settings, Authorizer.open());
+        this(router, control, alloc, ClusterPresentation.singleNode(identity), metrics, settings, Authorizer.open(),
+                null);
     }
 
     /**
@@ -100,10 +105,11 @@ public final class RequestRouter implements RequestHandler {
      * @param control      the proxy's own backend session (metadata and ApiVersions queries)
      * @param presentation the nodes clients are shown
      * @param authorizer   what each client's principal may do; {@link Authorizer#open()} for everything
+     * @param readAheadBudget where merged Fetch reads ahead are counted; null for no reads ahead
      */
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc,
                          ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
-                         Authorizer authorizer) {
+                         Authorizer authorizer, MemoryBudget readAheadBudget) {
         this.authorizer = authorizer;
         this.partitionAccess = new PartitionAccess(authorizer);
         this.requestAccess = new RequestAccess(authorizer);
@@ -121,7 +127,8 @@ public final class RequestRouter implements RequestHandler {
                 apiVersions::bridge);
         this.coordinators = new FindCoordinatorResponder(presentation);
         this.partitions = new PartitionRouting(router, metadata, retries, metrics, settings.requestTimeout(),
-                apiVersions::bridge);
+                apiVersions::bridge, readAheadBudget == null ? null
+                        : new PartitionRouting.ReadAhead(readAheadBudget, READ_AHEAD_IDLE));
         this.groups = new GroupRouter(router, retries, metrics, new GroupDeadlines(settings.requestTimeout()),
                 apiVersions::bridge);
         this.anyBroker = new AnyBrokerForwarder(router, metrics, apiVersions::bridge);

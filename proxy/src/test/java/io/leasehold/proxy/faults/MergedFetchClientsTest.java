@@ -10,7 +10,12 @@ import io.leasehold.testing.ProxyProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,11 +24,18 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.LongStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,6 +53,8 @@ import org.junit.jupiter.api.TestInstance;
  * read them all within the bounded wait. Then the idle owner is SIGSTOPped (its lease outlives the
  * pause, so it stays the owner) while more records go to the others: every reader reads those too
  * while it is still stopped. The idle owner coordinates neither consumer group where possible.
+ * A Java consumer that seeks while the proxy holds reads ahead of the owners reads from where it
+ * sought.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MergedFetchClientsTest {
@@ -53,6 +67,8 @@ class MergedFetchClientsTest {
     /** Reading {@link #RECORDS} at most 20000 bytes a fetch takes ≥ 20 fetches: ≥ 100 s if each waited 5 s. */
     private static final Duration READ_ALL_WITHIN = Duration.ofSeconds(60);
     private static final String PADDING = "x".repeat(1000);
+    private static final Pattern READ_AHEADS_USED =
+            Pattern.compile("(?m)^leasehold_fetch_read_aheads_total\\{[^}]*outcome=\"partition_used\"[^}]*} (\\S+)$");
 
     private LocalCluster cluster;
     private ProxyProcess proxy;
@@ -155,6 +171,101 @@ class MergedFetchClientsTest {
     }
 
     /**
+     * A Java consumer reads half of every partition from the start, so the proxy reads ahead of
+     * each owner at the offsets it will ask next; then, with those reads ahead held, it seeks
+     * partitions back, forward and nowhere, and reads on to the end: from each seek it gets every
+     * record once, in offset order, each the record written at that offset, none skipped, none
+     * twice. The proxy's metrics show that reads ahead were used.
+     */
+    @Test
+    void aJavaConsumerThatSeeksWhileReadsAheadAreHeldReadsFromWhereItSoughtInOrderWithNothingSkippedOrTwice()
+            throws Exception {
+        String topic = "reseek";
+        cluster.createTopic(topic, PARTITIONS);
+        List<Integer> all = List.of(0, 1, 2, 3, 4, 5);
+        int perPartition = 200;
+        try (KafkaProducer<String, String> producer = producer()) {
+            // Record i goes to partition i % 6, so offset k of partition p holds record k * 6 + p.
+            write(producer, topic, "r", all, perPartition * PARTITIONS);
+        }
+        Map<Integer, Integer> owners = ClusterReads.awaitEveryPartitionOwned(cluster, topic, PARTITIONS,
+                Duration.ofSeconds(60));
+        assertThat(new HashSet<>(owners.values())).as("owners of the partitions").hasSizeGreaterThanOrEqualTo(2);
+        double usedBefore = readAheadPartitionsUsed();
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
+        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+        // Small fetches: many reads ahead in turn, each of a few batches.
+        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024);
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
+            List<TopicPartition> partitions = all.stream().map(p -> new TopicPartition(topic, p)).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<Integer, List<ConsumerRecord<String, String>>> first = readUntil(consumer, perPartition / 2);
+            Map<Integer, Long> from = new HashMap<>();
+            for (int p : all) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                long position = consumer.position(tp);
+                assertThat(offsets(first.get(p))).as("first read of partition %d", p)
+                        .isEqualTo(LongStream.range(0, position).boxed().toList());
+                long seek = switch (p) {
+                    case 0 -> 0;
+                    case 1 -> Math.min(perPartition - 1, position + 20);
+                    case 3 -> position / 2;
+                    case 4 -> perPartition - 1;
+                    default -> position;
+                };
+                from.put(p, seek);
+                if (seek != position) {
+                    consumer.seek(tp, seek);
+                }
+            }
+            Map<Integer, List<ConsumerRecord<String, String>>> again = readUntil(consumer, perPartition);
+            for (int p : all) {
+                List<ConsumerRecord<String, String>> read = again.get(p);
+                assertThat(offsets(read)).as("partition %d read on from offset %d", p, from.get(p))
+                        .isEqualTo(LongStream.range(from.get(p), perPartition).boxed().toList());
+                for (ConsumerRecord<String, String> record : read) {
+                    assertThat(record.value()).as("partition %d offset %d", p, record.offset())
+                            .startsWith("r-" + (record.offset() * PARTITIONS + p) + "-");
+                }
+            }
+        }
+        assertThat(readAheadPartitionsUsed()).as("partitions answered from reads ahead").isGreaterThan(usedBefore);
+    }
+
+    private static List<Long> offsets(List<ConsumerRecord<String, String>> records) {
+        return records.stream().map(ConsumerRecord::offset).toList();
+    }
+
+    /** Polls until every partition's records reach offset {@code end}; the records each partition gave, in order. */
+    private static Map<Integer, List<ConsumerRecord<String, String>>> readUntil(KafkaConsumer<String, String> consumer,
+                                                                               int end) {
+        Map<Integer, List<ConsumerRecord<String, String>>> read = new HashMap<>();
+        long deadline = System.nanoTime() + READ_ALL_WITHIN.toNanos();
+        while (consumer.assignment().stream().anyMatch(tp -> consumer.position(tp) < end)) {
+            assertThat(System.nanoTime()).as("all partitions read to %d within %s", end, READ_ALL_WITHIN)
+                    .isLessThan(deadline);
+            for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                read.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record);
+            }
+        }
+        consumer.assignment().forEach(tp -> read.putIfAbsent(tp.partition(), new ArrayList<>()));
+        return read;
+    }
+
+    private double readAheadPartitionsUsed() throws Exception {
+        HttpResponse<String> metrics = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(proxy.adminUrl() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        Matcher matcher = READ_AHEADS_USED.matcher(metrics.body());
+        return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
+    }
+
+    /**
      * The owner to leave idle and then stop: one coordinating neither group if there is one, else
      * one not coordinating {@code mustKeep} (kafkajs waits for its heartbeats between fetches;
      * the Java consumer fetches on while its coordinator is away).
@@ -180,12 +291,17 @@ class MergedFetchClientsTest {
     /** Writes {@code count} 1 KiB records spread over {@code partitions}; returns their values once all are acknowledged. */
     private static List<String> write(KafkaProducer<String, String> producer, String prefix, List<Integer> partitions,
                                       int count) throws Exception {
+        return write(producer, "merged", prefix, partitions, count);
+    }
+
+    private static List<String> write(KafkaProducer<String, String> producer, String topic, String prefix,
+                                      List<Integer> partitions, int count) throws Exception {
         List<String> values = new ArrayList<>();
         List<Future<RecordMetadata>> acks = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String value = prefix + "-" + i + "-" + PADDING;
             values.add(value);
-            acks.add(producer.send(new ProducerRecord<>("merged", partitions.get(i % partitions.size()), null, value)));
+            acks.add(producer.send(new ProducerRecord<>(topic, partitions.get(i % partitions.size()), null, value)));
         }
         for (Future<RecordMetadata> ack : acks) {
             ack.get(60, TimeUnit.SECONDS);

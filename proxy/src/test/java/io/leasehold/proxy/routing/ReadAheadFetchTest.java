@@ -1,0 +1,215 @@
+package io.leasehold.proxy.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.frontend.ActiveRequests;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.leasehold.proxy.frontend.ConnectionWork;
+import io.leasehold.proxy.frontend.MemoryBudget;
+import io.leasehold.proxy.frontend.NegotiatedVersions;
+import io.leasehold.proxy.frontend.PartitionWriteOrder;
+import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.routing.snapshot.BrokerAddress;
+import io.leasehold.routing.snapshot.Ownership;
+import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * After a merged Fetch answer each owner that returned data is read ahead at the offsets the
+ * client asks next; the client's next Fetch at those offsets is answered from the read ahead
+ * without asking the owner again, a Fetch at other offsets is asked of the owners, and a held
+ * read ahead counts in the memory budget until the connection closes.
+ */
+class ReadAheadFetchTest {
+    private static final short VERSION = 13;
+    private static final int RECORDS_PER_ANSWER = 3;
+    private static final byte[] VALUE = new byte[100];
+
+    private ScriptedBackends backends;
+    private BackendSession session;
+    private EmbeddedChannel channel;
+    private ClientContext client;
+    private final MemoryBudget budget = new MemoryBudget(1L << 30);
+    private final List<FetchRequestData> seen = Collections.synchronizedList(new ArrayList<>());
+    private RoutingSnapshot snapshot;
+    private OwnerRouter owners;
+
+    @BeforeEach
+    void start() throws Exception {
+        backends = new ScriptedBackends(Duration.ofSeconds(10));
+        session = backends.session();
+        channel = new EmbeddedChannel();
+        client = new ClientContext(session, new PartitionWriteOrder(),
+                new ConnectionWork(new ActiveRequests(), () -> { }), new NegotiatedVersions(), ByteBufAllocator.DEFAULT,
+                "test", channel);
+        BrokerAddress first = new BrokerAddress(1, "127.0.0.1", broker().port(), null);
+        BrokerAddress second = new BrokerAddress(2, "127.0.0.1", broker().port(), null);
+        snapshot = RoutingSnapshot.builder().broker(first).broker(second)
+                .partition("events", 0, new Ownership(1, 3))
+                .partition("events", 1, new Ownership(2, 4)).build();
+        owners = new OwnerRouter(new FixedRoutes(snapshot), List.of());
+    }
+
+    /** Reads ahead are dropped {@code idle} after they arrive unless taken. */
+    private PartitionRouting routing(Duration idle) {
+        return new PartitionRouting(owners, ids -> CompletableFuture.completedFuture(Map.of()),
+                new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
+                Duration.ofSeconds(30), VersionBridge::none, new PartitionRouting.ReadAhead(budget, idle));
+    }
+
+    @AfterEach
+    void stop() {
+        channel.close();
+        backends.close();
+    }
+
+    /** A broker answering every partition with three records from the offset asked, high watermark 100. */
+    private ScriptedBroker broker() throws InterruptedException {
+        return backends.scripted(body -> {
+            FetchRequestData request = (FetchRequestData) body;
+            seen.add(request);
+            return answer(request);
+        });
+    }
+
+    private static ApiMessage answer(FetchRequestData request) {
+        List<FetchResponseData.FetchableTopicResponse> topics = new ArrayList<>();
+        for (FetchRequestData.FetchTopic topic : request.topics()) {
+            List<PartitionData> partitions = new ArrayList<>();
+            for (FetchPartition p : topic.partitions()) {
+                SimpleRecord[] records = new SimpleRecord[RECORDS_PER_ANSWER];
+                java.util.Arrays.fill(records, new SimpleRecord(VALUE));
+                partitions.add(new PartitionData().setPartitionIndex(p.partition()).setHighWatermark(100)
+                        .setLastStableOffset(100).setLogStartOffset(0)
+                        .setRecords(MemoryRecords.withRecords(p.fetchOffset(), Compression.NONE, records)));
+            }
+            topics.add(new FetchResponseData.FetchableTopicResponse().setTopic(topic.topic()).setPartitions(partitions));
+        }
+        return new FetchResponseData().setResponses(topics);
+    }
+
+    private static void within(Duration limit, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition still false after %s", limit).isLessThan(end);
+            Thread.sleep(10);
+        }
+    }
+
+    private FetchResponseData fetch(long offset0, long offset1) throws Exception {
+        return fetch(routing(Duration.ofSeconds(60)), offset0, offset1);
+    }
+
+    private FetchResponseData fetch(PartitionRouting routing, long offset0, long offset1) throws Exception {
+        // min_bytes above all the data: the answer waits for both owners (none is left behind unread).
+        FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(500).setMinBytes(10 << 20).setMaxBytes(50 << 20)
+                .setSessionEpoch(-1).setTopics(List.of(new FetchRequestData.FetchTopic().setTopic("events")
+                        .setPartitions(List.of(
+                                new FetchPartition().setPartition(0).setFetchOffset(offset0).setPartitionMaxBytes(1 << 20),
+                                new FetchPartition().setPartition(1).setFetchOffset(offset1)
+                                        .setPartitionMaxBytes(1 << 20)))));
+        ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.FETCH, VERSION, "consumer", fetch);
+        KafkaMessages.withRequestCorrelationId(buf, 5);
+        RequestFrame frame = RequestFrame.parse(buf);
+        ByteBuf response = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(), client)
+                .get(10, TimeUnit.SECONDS);
+        try {
+            return KafkaMessages.decodeResponse(response, ApiKeys.FETCH, VERSION);
+        } finally {
+            response.release();
+        }
+    }
+
+    private static long firstOffset(FetchResponseData response, int partition) {
+        PartitionData data = response.responses().get(0).partitions().stream()
+                .filter(p -> p.partitionIndex() == partition).findFirst().orElseThrow();
+        RecordBatch batch = ((MemoryRecords) data.records()).batches().iterator().next();
+        return batch.baseOffset();
+    }
+
+    /** Requests the brokers saw for partition {@code partition} at {@code offset}. */
+    private List<FetchRequestData> asked(int partition, long offset) {
+        synchronized (seen) {
+            return seen.stream().filter(r -> r.topics().get(0).partitions().stream()
+                    .anyMatch(p -> p.partition() == partition && p.fetchOffset() == offset)).toList();
+        }
+    }
+
+    @Test
+    void theNextFetchAtTheOffsetsAfterAMergedAnswerIsAnsweredFromTheReadAheadWithoutAskingTheOwnersAgain()
+            throws Exception {
+        FetchResponseData first = fetch(0, 10);
+        assertThat(firstOffset(first, 0)).isZero();
+        assertThat(firstOffset(first, 1)).isEqualTo(10);
+        // Each owner is read ahead at once, at the offset after the last batch it returned, without a long poll.
+        within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(1, 13).size() == 1);
+        assertThat(asked(0, 3).get(0).maxWaitMs()).isZero();
+
+        FetchResponseData next = fetch(3, 13);
+
+        assertThat(firstOffset(next, 0)).isEqualTo(3);
+        assertThat(firstOffset(next, 1)).isEqualTo(13);
+        assertThat(asked(0, 3)).hasSize(1);
+        assertThat(asked(1, 13)).hasSize(1);
+    }
+
+    @Test
+    void aFetchAtOtherOffsetsThanTheReadAheadIsAskedOfTheOwnersAndAnsweredFromWhereTheClientAsked() throws Exception {
+        fetch(0, 10);
+        within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(1, 13).size() == 1);
+
+        // The client seeks: partition 0 back to the start, partition 1 further on.
+        FetchResponseData afterSeek = fetch(0, 50);
+
+        assertThat(firstOffset(afterSeek, 0)).isZero();
+        assertThat(firstOffset(afterSeek, 1)).isEqualTo(50);
+        assertThat(asked(0, 0)).hasSize(2);
+        assertThat(asked(1, 50)).hasSize(1);
+    }
+
+    @Test
+    void aHeldReadAheadCountsInTheMemoryBudgetUntilTheConnectionCloses() throws Exception {
+        fetch(0, 10);
+        within(Duration.ofSeconds(5), () -> budget.used() > 2L * RECORDS_PER_ANSWER * VALUE.length);
+
+        channel.close();
+
+        within(Duration.ofSeconds(5), () -> budget.used() == 0);
+    }
+
+    @Test
+    void aReadAheadTheClientDoesNotAskForIsDroppedAfterTheIdleTime() throws Exception {
+        fetch(routing(Duration.ofMillis(300)), 0, 10);
+        within(Duration.ofSeconds(5), () -> budget.used() > 0);
+
+        within(Duration.ofSeconds(5), () -> budget.used() == 0);
+        assertThat(channel.isOpen()).isTrue();
+    }
+}
