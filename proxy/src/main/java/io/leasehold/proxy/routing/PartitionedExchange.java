@@ -341,9 +341,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             if (frame == null) {
                 return routed;
             }
-            if (abandoned.getAsBoolean()) {
+            if (abandoned.getAsBoolean() || held.version() != backendVersion) {
                 frame.release();
-                return List.of();
+                return abandoned.getAsBoolean() ? List.of() : routed;
             }
             responseFrames.add(frame);
             R response = KafkaMessages.decodeResponse(frame, api.apiKey(), backendVersion, recordRegions);
@@ -400,7 +400,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             Q sub = api.subRequest(request, parts);
             api.share(sub, positions.get(broker).size(), Math.max(total, positions.get(broker).size()), Duration.ZERO);
             api.readingAhead(sub);
-            readAheads.start(broker, positions.get(broker), owners.get(broker),
+            readAheads.start(broker, positions.get(broker), owners.get(broker), backendVersion,
                     VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub));
             metrics.readAheadStarted();
         });

@@ -26,11 +26,12 @@ import java.util.concurrent.TimeUnit;
 final class ReadAheads {
 
     /**
-     * A read ahead: the offsets it asked for, the ownership each partition was routed by, and
-     * the owner's answer, null if the owner did not answer (ownership of the frame passes to whoever takes it).
+     * A read ahead: the offsets it asked for, the ownership each partition was routed by, the
+     * version it was asked in, and the owner's answer, null if the owner did not answer
+     * (ownership of the frame passes to whoever takes it).
      */
     record Held(Map<PartitionedExchange.Key, Long> offsets, Map<PartitionedExchange.Key, Ownership> owners,
-                CompletableFuture<ByteBuf> answer) {
+                short version, CompletableFuture<ByteBuf> answer) {
     }
 
     private final BackendSession session;
@@ -100,11 +101,15 @@ final class ReadAheads {
     }
 
     /**
-     * Sends {@code request} (ownership taken) to {@code broker} as its read ahead of
-     * {@code offsets}, replacing any earlier one; after {@link #close()} it is not sent.
+     * Sends {@code request} (ownership taken, encoded in {@code version}) to {@code broker} as its
+     * read ahead of {@code offsets}, replacing any earlier one; after {@link #close()} it is not sent.
      */
     void start(BrokerAddress broker, Map<PartitionedExchange.Key, Long> offsets,
-               Map<PartitionedExchange.Key, Ownership> owners, ByteBuf request) {
+               Map<PartitionedExchange.Key, Ownership> owners, short version, ByteBuf request) {
+        if (!session.eventLoop().inEventLoop()) {
+            session.eventLoop().execute(() -> start(broker, offsets, owners, version, request));
+            return;
+        }
         Entry earlier = held.remove(broker);
         if (earlier != null) {
             earlier.drop();
@@ -115,7 +120,7 @@ final class ReadAheads {
         }
         // A failed read ahead is simply not there: the client's read then goes to the owner.
         CompletableFuture<ByteBuf> answer = session.send(broker, request).exceptionally(error -> null);
-        held.put(broker, new Entry(broker, new Held(new HashMap<>(offsets), new HashMap<>(owners), answer)));
+        held.put(broker, new Entry(broker, new Held(new HashMap<>(offsets), new HashMap<>(owners), version, answer)));
     }
 
     /** Drops every read ahead (the connection closed); later ones are not sent. */

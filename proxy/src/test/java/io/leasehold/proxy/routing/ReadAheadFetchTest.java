@@ -128,8 +128,10 @@ class ReadAheadFetchTest {
     }
 
     private FetchResponseData fetch(PartitionRouting routing, long offset0, long offset1) throws Exception {
-        // min_bytes above all the data: the answer waits for both owners (none is left behind unread).
-        FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(500).setMinBytes(10 << 20).setMaxBytes(50 << 20)
+        // min_bytes above all the data and a long max_wait: the answer waits for both owners, also
+        // while their connections are still being opened on a loaded machine (none is left behind).
+        FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(10_000).setMinBytes(10 << 20)
+                .setMaxBytes(50 << 20)
                 .setSessionEpoch(-1).setTopics(List.of(new FetchRequestData.FetchTopic().setTopic("events")
                         .setPartitions(List.of(
                                 new FetchPartition().setPartition(0).setFetchOffset(offset0).setPartitionMaxBytes(1 << 20),
@@ -145,6 +147,12 @@ class ReadAheadFetchTest {
         } finally {
             response.release();
         }
+    }
+
+    /** The answer's records start at {@code offset0} in partition 0 and {@code offset1} in partition 1. */
+    private static void assertStartsAt(FetchResponseData response, long offset0, long offset1) {
+        assertThat(firstOffset(response, 0)).as("first offset of partition 0").isEqualTo(offset0);
+        assertThat(firstOffset(response, 1)).as("first offset of partition 1").isEqualTo(offset1);
     }
 
     private static long firstOffset(FetchResponseData response, int partition) {
@@ -165,17 +173,14 @@ class ReadAheadFetchTest {
     @Test
     void theNextFetchAtTheOffsetsAfterAMergedAnswerIsAnsweredFromTheReadAheadWithoutAskingTheOwnersAgain()
             throws Exception {
-        FetchResponseData first = fetch(0, 10);
-        assertThat(firstOffset(first, 0)).isZero();
-        assertThat(firstOffset(first, 1)).isEqualTo(10);
+        assertStartsAt(fetch(0, 10), 0, 10);
         // Each owner is read ahead at once, at the offset after the last batch it returned, without a long poll.
         within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(1, 13).size() == 1);
         assertThat(asked(0, 3).get(0).maxWaitMs()).isZero();
 
         FetchResponseData next = fetch(3, 13);
 
-        assertThat(firstOffset(next, 0)).isEqualTo(3);
-        assertThat(firstOffset(next, 1)).isEqualTo(13);
+        assertStartsAt(next, 3, 13);
         assertThat(asked(0, 3)).hasSize(1);
         assertThat(asked(1, 13)).hasSize(1);
     }
@@ -188,8 +193,7 @@ class ReadAheadFetchTest {
         // The client seeks: partition 0 back to the start, partition 1 further on.
         FetchResponseData afterSeek = fetch(0, 50);
 
-        assertThat(firstOffset(afterSeek, 0)).isZero();
-        assertThat(firstOffset(afterSeek, 1)).isEqualTo(50);
+        assertStartsAt(afterSeek, 0, 50);
         assertThat(asked(0, 0)).hasSize(2);
         assertThat(asked(1, 50)).hasSize(1);
     }
