@@ -178,7 +178,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout(),
-                        config.presentation().produceOwnerDeadline()), authorizer, budget);
+                        config.presentation().produceOwnerDeadline()), authorizer,
+                // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
+                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null);
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));

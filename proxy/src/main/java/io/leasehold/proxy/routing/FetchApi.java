@@ -214,6 +214,12 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
         return partition.duplicate().setFetchOffset(position);
     }
 
+    /** A read-committed consumer must not be answered records read uncommitted, nor the other way round. */
+    @Override
+    public Object readAheadKind(FetchRequestData request) {
+        return request.isolationLevel();
+    }
+
     /** No long poll: a read ahead that finds nothing new answers at once and is not used. */
     @Override
     public void readingAhead(FetchRequestData subRequest) {

@@ -163,7 +163,7 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
     /**
      * Whether a merged read is followed by reads ahead of the next positions (Fetch): see
-     * {@link ReadAheads}. The four methods below are asked only when this holds.
+     * {@link ReadAheads}. The five methods below are asked only when this holds.
      */
     default boolean readsAhead() {
         return false;
@@ -181,6 +181,11 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
     /** {@code partition} asking to read from {@code position} instead. */
     default E atPosition(E partition, long position) {
+        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
+    }
+
+    /** What else of {@code request} than positions its answer depends on: a read ahead serves only requests alike. */
+    default Object readAheadKind(Q request) {
         throw new UnsupportedOperationException(apiKey() + " does not read ahead");
     }
 

@@ -20,6 +20,7 @@ import io.netty.util.ReferenceCounted;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -245,7 +246,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         answerSilentOwnersAtOnce(byBroker);
         boolean mergeable = api.answerAfterBytes(request) > 0;
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()
-                && !(mergeable && readAheads != null && readAheads.holds(byBroker.keySet().iterator().next()))) {
+                && !(mergeable && readAheads != null)) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
             return sendWhole(only.getKey(), only.getValue());
         }
@@ -327,61 +328,78 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /**
-     * Answers what it can of {@code routed} from the read ahead held for {@code broker} (taken,
-     * so it is used once): partitions whose requested position and route are those it was read
-     * with, and that it found data for. Completes with the partitions still to send.
+     * Answers what it can of {@code routed} from the connection's reads ahead (taken, so each is
+     * used once): partitions read ahead at exactly the position, route and form asked now, that
+     * found data. Completes with the partitions still to send.
      */
     private CompletableFuture<List<Routed<T, E>>> fromReadAhead(BrokerAddress broker, List<Routed<T, E>> routed,
                                                                BooleanSupplier abandoned) {
-        ReadAheads.Held held = readAheads == null ? null : readAheads.take(broker);
-        if (held == null) {
+        if (readAheads == null) {
             return CompletableFuture.completedFuture(routed);
         }
-        return held.answer().thenApplyAsync(frame -> {
-            if (frame == null) {
-                return routed;
+        Map<Key, ReadAheads.Wanted> wanted = new HashMap<>();
+        for (Routed<T, E> r : routed) {
+            wanted.put(r.entry().key(), new ReadAheads.Wanted(api.position(r.entry().partition()), r.ownership()));
+        }
+        List<ReadAheads.Claim> claims = readAheads.take(wanted, readAheadForm());
+        if (claims.isEmpty()) {
+            return CompletableFuture.completedFuture(routed);
+        }
+        CompletableFuture<?>[] answers = claims.stream().map(ReadAheads.Claim::answer).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(answers).thenApplyAsync(v -> {
+            Set<Key> used = new HashSet<>();
+            for (ReadAheads.Claim claim : claims) {
+                ByteBuf answer = claim.answer().join();
+                if (answer == null) {
+                    continue;
+                }
+                if (abandoned.getAsBoolean()) {
+                    answer.release();
+                    continue;
+                }
+                responseFrames.add(answer);
+                R response = KafkaMessages.decodeResponse(answer, api.apiKey(), backendVersion, recordRegions);
+                if (api.topLevelError(response) != Errors.NONE.code()) {
+                    continue;
+                }
+                throttle = Math.max(throttle, api.throttleTimeMs(response));
+                api.forEachResult(response, (name, id, partition, result) -> {
+                    Key key = new Key(name, id, partition);
+                    if (claim.keys().contains(key) && api.errorCode(result) == Errors.NONE.code()
+                            && api.dataBytes(result) > 0) {
+                        results.put(key, result);
+                        used.add(key);
+                    }
+                });
             }
-            if (abandoned.getAsBoolean() || held.version() != backendVersion) {
-                frame.release();
-                return abandoned.getAsBoolean() ? List.of() : routed;
-            }
-            responseFrames.add(frame);
-            R response = KafkaMessages.decodeResponse(frame, api.apiKey(), backendVersion, recordRegions);
-            Map<Key, P> answered = new HashMap<>();
-            if (api.topLevelError(response) == Errors.NONE.code()) {
-                api.forEachResult(response, (name, id, partition, result) ->
-                        answered.put(new Key(name, id, partition), result));
+            if (abandoned.getAsBoolean()) {
+                return List.<Routed<T, E>>of();
             }
             List<Routed<T, E>> left = new ArrayList<>();
             for (Routed<T, E> r : routed) {
-                Key key = r.entry().key();
-                P result = answered.get(key);
-                Long position = held.offsets().get(key);
-                boolean usable = result != null && position != null
-                        && position == api.position(r.entry().partition())
-                        && Objects.equals(held.owners().get(key), r.ownership())
-                        && api.errorCode(result) == Errors.NONE.code() && api.dataBytes(result) > 0;
-                if (usable) {
-                    results.put(key, result);
-                    answeredBy.put(key, new Answered<>(broker, r));
+                if (used.contains(r.entry().key())) {
+                    answeredBy.put(r.entry().key(), new Answered<>(broker, r));
                     metrics.readAheadUsed();
                 } else {
                     left.add(r);
                 }
             }
-            throttle = Math.max(throttle, api.throttleTimeMs(response));
             return left;
         }, client.backends().eventLoop());
     }
 
+    /** What reads ahead started or taken by this exchange are asked in besides their positions. */
+    private ReadAheads.Form readAheadForm() {
+        return new ReadAheads.Form(backendVersion, api.readAheadKind(request));
+    }
+
     /**
-     * After a merged answer: asks each owner that returned data for the positions the client
-     * will ask next, in a read ahead of the partitions it answered.
+     * After an answer: asks each owner that returned data for the positions the client will ask
+     * next, in a read ahead of the partitions it answered.
      */
     private void readAhead(R response) {
         Map<BrokerAddress, LinkedHashMap<T, List<E>>> partitions = new LinkedHashMap<>();
-        Map<BrokerAddress, Map<Key, Long>> positions = new HashMap<>();
-        Map<BrokerAddress, Map<Key, Ownership>> owners = new HashMap<>();
+        Map<BrokerAddress, Map<Key, ReadAheads.Wanted>> reads = new HashMap<>();
         api.forEachResult(response, (name, id, partition, result) -> {
             Key key = new Key(name, id, partition);
             Answered<T, E> answered = answeredBy.get(key);
@@ -392,15 +410,16 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             Entry<T, E> entry = answered.routed().entry();
             partitions.computeIfAbsent(answered.broker(), b -> new LinkedHashMap<>())
                     .computeIfAbsent(entry.topic(), t -> new ArrayList<>()).add(api.atPosition(entry.partition(), next));
-            positions.computeIfAbsent(answered.broker(), b -> new HashMap<>()).put(key, next);
-            owners.computeIfAbsent(answered.broker(), b -> new HashMap<>()).put(key, answered.routed().ownership());
+            reads.computeIfAbsent(answered.broker(), b -> new HashMap<>())
+                    .put(key, new ReadAheads.Wanted(next, answered.routed().ownership()));
         });
         int total = answeredBy.size();
         partitions.forEach((broker, parts) -> {
+            Map<Key, ReadAheads.Wanted> owned = reads.get(broker);
             Q sub = api.subRequest(request, parts);
-            api.share(sub, positions.get(broker).size(), Math.max(total, positions.get(broker).size()), Duration.ZERO);
+            api.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
             api.readingAhead(sub);
-            readAheads.start(broker, positions.get(broker), owners.get(broker), backendVersion,
+            readAheads.start(broker, owned, readAheadForm(),
                     VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub));
             metrics.readAheadStarted();
         });

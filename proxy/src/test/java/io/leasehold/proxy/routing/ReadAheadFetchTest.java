@@ -24,9 +24,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
@@ -128,15 +130,21 @@ class ReadAheadFetchTest {
     }
 
     private FetchResponseData fetch(PartitionRouting routing, long offset0, long offset1) throws Exception {
-        // min_bytes above all the data and a long max_wait: the answer waits for both owners, also
+        return fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(0, offset0, 1, offset1));
+    }
+
+    /** A Fetch of the partitions {@code offsets} names, each at its offset there. */
+    private FetchResponseData fetch(PartitionRouting routing, IsolationLevel isolation, Map<Integer, Long> offsets)
+            throws Exception {
+        // min_bytes above all the data and a long max_wait: the answer waits for every owner, also
         // while their connections are still being opened on a loaded machine (none is left behind).
+        List<FetchPartition> partitions = new ArrayList<>();
+        new TreeMap<>(offsets).forEach((partition, offset) -> partitions.add(
+                new FetchPartition().setPartition(partition).setFetchOffset(offset).setPartitionMaxBytes(1 << 20)));
         FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(10_000).setMinBytes(10 << 20)
-                .setMaxBytes(50 << 20)
+                .setMaxBytes(50 << 20).setIsolationLevel(isolation.id())
                 .setSessionEpoch(-1).setTopics(List.of(new FetchRequestData.FetchTopic().setTopic("events")
-                        .setPartitions(List.of(
-                                new FetchPartition().setPartition(0).setFetchOffset(offset0).setPartitionMaxBytes(1 << 20),
-                                new FetchPartition().setPartition(1).setFetchOffset(offset1)
-                                        .setPartitionMaxBytes(1 << 20)))));
+                        .setPartitions(partitions)));
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.FETCH, VERSION, "consumer", fetch);
         KafkaMessages.withRequestCorrelationId(buf, 5);
         RequestFrame frame = RequestFrame.parse(buf);
@@ -215,5 +223,45 @@ class ReadAheadFetchTest {
 
         within(Duration.ofSeconds(5), () -> budget.used() == 0);
         assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void aPartitionLeftOutOfTheNextFetchKeepsItsReadAheadForTheFetchThatAsksForIt() throws Exception {
+        PartitionRouting routing = routing(Duration.ofSeconds(60));
+        fetch(routing, 0, 10);
+        within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(1, 13).size() == 1);
+
+        // A consumer asks again only for the partitions it has used up: one at a time here.
+        FetchResponseData first = fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(0, 3L));
+        FetchResponseData second = fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(1, 13L));
+
+        assertThat(firstOffset(first, 0)).isEqualTo(3);
+        assertThat(firstOffset(second, 1)).isEqualTo(13);
+        assertThat(asked(0, 3)).hasSize(1);
+        assertThat(asked(1, 13)).hasSize(1);
+    }
+
+    @Test
+    void aFetchOfOneOwnersPartitionIsReadAheadToo() throws Exception {
+        PartitionRouting routing = routing(Duration.ofSeconds(60));
+
+        fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(1, 10L));
+
+        within(Duration.ofSeconds(5), () -> asked(1, 13).size() == 1);
+        assertThat(firstOffset(fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(1, 13L)), 1)).isEqualTo(13);
+        assertThat(asked(1, 13)).hasSize(1);
+    }
+
+    @Test
+    void aReadCommittedFetchIsNotAnsweredFromAReadAheadAskedReadUncommitted() throws Exception {
+        PartitionRouting routing = routing(Duration.ofSeconds(60));
+        fetch(routing, 0, 10);
+        within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(1, 13).size() == 1);
+
+        FetchResponseData committed = fetch(routing, IsolationLevel.READ_COMMITTED, Map.of(0, 3L, 1, 13L));
+
+        assertStartsAt(committed, 3, 13);
+        assertThat(asked(0, 3)).hasSize(2);
+        assertThat(asked(0, 3).get(1).isolationLevel()).isEqualTo(IsolationLevel.READ_COMMITTED.id());
     }
 }
