@@ -75,7 +75,8 @@ class ReadAheadFetchTest {
         BrokerAddress second = new BrokerAddress(2, "127.0.0.1", broker().port(), null);
         snapshot = RoutingSnapshot.builder().broker(first).broker(second)
                 .partition("events", 0, new Ownership(1, 3))
-                .partition("events", 1, new Ownership(2, 4)).build();
+                .partition("events", 1, new Ownership(2, 4))
+                .partition("events", 2, new Ownership(1, 5)).build();
         owners = new OwnerRouter(new FixedRoutes(snapshot), List.of());
     }
 
@@ -228,17 +229,18 @@ class ReadAheadFetchTest {
     @Test
     void aPartitionLeftOutOfTheNextFetchKeepsItsReadAheadForTheFetchThatAsksForIt() throws Exception {
         PartitionRouting routing = routing(Duration.ofSeconds(60));
-        fetch(routing, 0, 10);
-        within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(1, 13).size() == 1);
+        fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(0, 0L, 1, 10L, 2, 20L));
+        // Partitions 0 and 2 share an owner, which is read ahead for both in one request.
+        within(Duration.ofSeconds(5), () -> asked(0, 3).size() == 1 && asked(2, 23).size() == 1);
 
         // A consumer asks again only for the partitions it has used up: one at a time here.
         FetchResponseData first = fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(0, 3L));
-        FetchResponseData second = fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(1, 13L));
+        FetchResponseData second = fetch(routing, IsolationLevel.READ_UNCOMMITTED, Map.of(2, 23L));
 
         assertThat(firstOffset(first, 0)).isEqualTo(3);
-        assertThat(firstOffset(second, 1)).isEqualTo(13);
+        assertThat(firstOffset(second, 2)).isEqualTo(23);
         assertThat(asked(0, 3)).hasSize(1);
-        assertThat(asked(1, 13)).hasSize(1);
+        assertThat(asked(2, 23)).hasSize(1);
     }
 
     @Test
