@@ -29,12 +29,7 @@ public final class KafkaMessages {
      */
     public static ByteBuf encodeRequest(ByteBufAllocator alloc, ApiKeys api, short version, String clientId,
                                         ApiMessage body) {
-        RequestHeaderData header = new RequestHeaderData()
-                .setRequestApiKey(api.id)
-                .setRequestApiVersion(version)
-                .setClientId(clientId)
-                .setCorrelationId(0);
-        return encode(alloc, header, api.requestHeaderVersion(version), body, version);
+        return encode(alloc, requestHeader(api, version, clientId), api.requestHeaderVersion(version), body, version);
     }
 
     /**
@@ -44,12 +39,17 @@ public final class KafkaMessages {
      */
     public static ByteBuf encodeRequest(ByteBufAllocator alloc, ApiKeys api, short version, String clientId,
                                         ApiMessage body, RecordRegions regions) {
-        RequestHeaderData header = new RequestHeaderData()
+        return encode(alloc, requestHeader(api, version, clientId), api.requestHeaderVersion(version), body, version,
+                regions);
+    }
+
+    /** A request header with a placeholder correlation id. */
+    private static RequestHeaderData requestHeader(ApiKeys api, short version, String clientId) {
+        return new RequestHeaderData()
                 .setRequestApiKey(api.id)
                 .setRequestApiVersion(version)
                 .setClientId(clientId)
                 .setCorrelationId(0);
-        return encode(alloc, header, api.requestHeaderVersion(version), body, version, regions);
     }
 
     /** Encodes a response in the client's version, with the client's correlation id. */

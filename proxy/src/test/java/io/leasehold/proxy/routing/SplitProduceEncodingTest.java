@@ -10,19 +10,16 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -72,14 +69,15 @@ class SplitProduceEncodingTest {
             sliced = null;
             assertThat(frame.refCnt()).as("released with the owner's share").isZero();
         } finally {
-            if (frame.refCnt() > 0) {
-                frame.release(frame.refCnt());
-            }
+            // The sliced share first: it releases its hold on the frame.
             if (sliced != null) {
                 sliced.release();
             }
             if (copied != null) {
                 copied.release();
+            }
+            if (frame.refCnt() > 0) {
+                frame.release(frame.refCnt());
             }
         }
     }
@@ -134,12 +132,7 @@ class SplitProduceEncodingTest {
     }
 
     private static MemoryRecords records(String prefix, int count) {
-        SimpleRecord[] records = new SimpleRecord[count];
-        for (int i = 0; i < count; i++) {
-            records[i] = new SimpleRecord(("key-" + i).getBytes(StandardCharsets.UTF_8),
-                    (prefix + "-" + i + "-" + "x".repeat(300)).getBytes(StandardCharsets.UTF_8));
-        }
-        return MemoryRecords.withRecords(Compression.NONE, records);
+        return TestRecords.records(prefix, count, 300);
     }
 
     private static Uuid ordersId() {
