@@ -1,6 +1,7 @@
 package io.leasehold.bench;
 
 import io.leasehold.bench.cluster.KafkaCluster;
+import io.leasehold.bench.cluster.KafkaNode;
 import io.leasehold.bench.cluster.KroxyliciousInstance;
 import io.leasehold.bench.cluster.LaunchedProxy;
 import io.leasehold.bench.cluster.OwnershipSeeder;
@@ -32,7 +33,9 @@ import java.util.stream.Collectors;
 
 /**
  * Proxy CPU seconds per GB produced, for two builds of the Leasehold proxy side by side (and
- * optionally Kroxylicious) in front of one Kafka broker that owns every partition: acks=1,
+ * optionally Kroxylicious) in front of one Kafka broker that owns every partition, or with
+ * {@code --owners 3} three brokers each leading a third of the partitions (the proxies in either
+ * presentation, {@code --presentation}): acks=1,
  * 1 KiB records, linger 5 ms (or with {@code --acks all} the suite's acks=all workloads, where
  * throughput and latency count as much as CPU), the paths' order rotating each round. CPU time of the
  * proxy process ({@code /proc}) does not count time spent waiting for a core, so on a shared
@@ -42,7 +45,7 @@ import java.util.stream.Collectors;
  * first rounds. Each producer run is 1 s warm-up + the measured window (10 s unless asked), and
  * CPU is divided by every payload byte of the run. The
  * fourth workload holds two producers to 20,000 records/s: small requests, where the cost per
- * request shows.
+ * request shows. {@code --workload TEXT} keeps only the workloads whose label contains TEXT.
  */
 public final class ProxyCpuComparison {
 
@@ -75,9 +78,11 @@ public final class ProxyCpuComparison {
      * @param warmUp       the longest warm-up of each proxy before the first round (until its C2 compiler settles)
      * @param window       each run's measured window (after 1 s not counted)
      * @param workloads    the acks=1 workloads, or with {@code --acks all} the acks=all ones
+     * @param owners       Kafka brokers, each leading an equal share of the partitions (1 or 3)
+     * @param nodePerOwner both Leasehold builds in node-per-owner presentation instead of single-node
      */
     record Options(Path baselineJar, int rounds, String kroxylicious, boolean profile, boolean syscalls, Duration warmUp,
-                   Duration window, List<ProducerWorkload> workloads, Path logDir) {
+                   Duration window, List<ProducerWorkload> workloads, Path logDir, int owners, boolean nodePerOwner) {
     }
 
     ProxyCpuComparison(Options options, PrintStream out) {
@@ -86,7 +91,8 @@ public final class ProxyCpuComparison {
     }
 
     static final String USAGE = "usage: ProxyCpuComparison --baseline PROXY_JAR [--rounds N] [--warm-up SECONDS]"
-            + " [--window SECONDS] [--acks 1|all] [--kroxylicious] [--syscalls] [--profile]";
+            + " [--window SECONDS] [--acks 1|all] [--workload TEXT] [--owners 1|3]"
+            + " [--presentation single-node|node-per-owner] [--kroxylicious] [--syscalls] [--profile]";
 
     public static void main(String[] args) {
         Options options;
@@ -112,6 +118,9 @@ public final class ProxyCpuComparison {
         boolean profile = false;
         boolean kroxylicious = false;
         boolean syscalls = false;
+        String workloadText = null;
+        int owners = 1;
+        boolean nodePerOwner = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--baseline" -> baseline = Path.of(BenchOptions.value(args, ++i, "--baseline"));
@@ -124,10 +133,31 @@ public final class ProxyCpuComparison {
                     case "all" -> ACKS_ALL;
                     default -> throw new IllegalArgumentException("--acks must be 1 or all, was " + args[i]);
                 };
+                case "--workload" -> workloadText = BenchOptions.value(args, ++i, "--workload");
+                case "--owners" -> owners = switch (BenchOptions.value(args, ++i, "--owners")) {
+                    case "1" -> 1;
+                    case "3" -> 3;
+                    default -> throw new IllegalArgumentException("--owners must be 1 or 3, was " + args[i]);
+                };
+                case "--presentation" -> nodePerOwner = switch (BenchOptions.value(args, ++i, "--presentation")) {
+                    case "single-node" -> false;
+                    case "node-per-owner" -> true;
+                    default -> throw new IllegalArgumentException(
+                            "--presentation must be single-node or node-per-owner, was " + args[i]);
+                };
                 case "--profile" -> profile = true;
                 case "--kroxylicious" -> kroxylicious = true;
                 case "--syscalls" -> syscalls = true;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        if (workloadText != null) {
+            String text = workloadText;
+            List<ProducerWorkload> all = workloads;
+            workloads = all.stream().filter(w -> w.label().contains(text)).toList();
+            if (workloads.isEmpty()) {
+                throw new IllegalArgumentException("--workload " + text + " matches none of "
+                        + all.stream().map(ProducerWorkload::label).toList());
             }
         }
         if (baseline == null || !Files.isRegularFile(baseline)) {
@@ -139,7 +169,7 @@ public final class ProxyCpuComparison {
         }
         return new Options(baseline, rounds, kroxylicious ? kroxyliciousClasspath : null, profile, syscalls,
                 Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(windowSeconds), workloads,
-                Path.of("benchmarks", "target", "bench-logs"));
+                Path.of("benchmarks", "target", "bench-logs"), owners, nodePerOwner);
     }
 
     void run() {
@@ -149,18 +179,20 @@ public final class ProxyCpuComparison {
                         ? options.baselineJar().toAbsolutePath().toString() : entry)
                 .collect(Collectors.joining(":"));
         out.println("load average at start: " + MachineInfo.loadAverage());
+        out.println("brokers (owners): " + options.owners() + ", Leasehold presentation: "
+                + (options.nodePerOwner() ? "node-per-owner" : "single-node"));
         try (EtcdServer etcd = EtcdServer.start();
-                KafkaCluster cluster = KafkaCluster.start(classpath, 1, options.logDir());
+                KafkaCluster cluster = KafkaCluster.start(classpath, options.owners(), options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcd.endpoint(), new KeySchema(KeySchema.DEFAULT_PREFIX))) {
             KafkaBackend backend = new KafkaBackend(cluster, seeder);
-            backend.createTopic(TOPIC, PARTITIONS, Placement.ONE_OWNER);
-            List<String> bootstrap = List.of(cluster.bootstrap());
+            backend.createTopic(TOPIC, PARTITIONS, options.owners() == 1 ? Placement.ONE_OWNER : Placement.SPREAD);
+            List<String> bootstrap = cluster.nodes().stream().map(KafkaNode::address).toList();
             Map<String, LaunchedProxy> proxies = new LinkedHashMap<>();
             try {
                 proxies.put("baseline", ProxyInstance.start(baselineClasspath, etcd.endpoint(), bootstrap,
-                        Presentation.singleNode(), options.logDir(), "cpu-baseline", List.of()));
+                        presentation(bootstrap.size()), options.logDir(), "cpu-baseline", List.of()));
                 proxies.put("current", ProxyInstance.start(classpath, etcd.endpoint(), bootstrap,
-                        Presentation.singleNode(), options.logDir(), "cpu-current", options.profile()
+                        presentation(bootstrap.size()), options.logDir(), "cpu-current", options.profile()
                                 ? List.of("-XX:StartFlightRecording=name=cpu,settings=profile,filename="
                                         + options.logDir().toAbsolutePath().resolve("cpu-current.jfr"),
                                         // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
@@ -168,7 +200,7 @@ public final class ProxyCpuComparison {
                                 : List.of()));
                 if (options.kroxylicious() != null) {
                     proxies.put("kroxylicious", KroxyliciousInstance.start(options.kroxylicious(), bootstrap,
-                            KafkaCluster.FIRST_NODE_ID, 1, options.logDir()));
+                            KafkaCluster.FIRST_NODE_ID, bootstrap.size(), options.logDir()));
                 }
                 measure(proxies);
             } finally {
@@ -176,6 +208,11 @@ public final class ProxyCpuComparison {
             }
         }
         out.println("load average at end: " + MachineInfo.loadAverage());
+    }
+
+    private Presentation presentation(int brokers) {
+        return options.nodePerOwner() ? Presentation.nodePerOwner(KafkaCluster.FIRST_NODE_ID, brokers)
+                : Presentation.singleNode();
     }
 
     private void measure(Map<String, LaunchedProxy> proxies) {

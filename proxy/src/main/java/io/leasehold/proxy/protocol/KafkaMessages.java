@@ -15,9 +15,10 @@ import org.apache.kafka.common.requests.ResponseHeader;
 /**
  * Encodes and decodes Kafka messages between Netty buffers and the kafka-clients generated
  * classes. Buffers produced here carry no length prefix (the pipeline's prepender adds it).
- * Encoding writes straight into a pooled direct buffer; a response whose record sets were decoded
- * from brokers' frames with {@link RecordRegions} is encoded instead around slices of those frames,
- * so its record bytes are never copied in the proxy.
+ * Encoding writes straight into a pooled direct buffer; a message whose record sets were decoded
+ * from other frames with {@link RecordRegions} (a merged Fetch answer from brokers' frames, a
+ * Produce split by owner from the client's frame) is encoded instead around slices of those
+ * frames, so its record bytes are never copied in the proxy.
  */
 public final class KafkaMessages {
     private KafkaMessages() {
@@ -28,12 +29,27 @@ public final class KafkaMessages {
      */
     public static ByteBuf encodeRequest(ByteBufAllocator alloc, ApiKeys api, short version, String clientId,
                                         ApiMessage body) {
-        RequestHeaderData header = new RequestHeaderData()
+        return encode(alloc, requestHeader(api, version, clientId), api.requestHeaderVersion(version), body, version);
+    }
+
+    /**
+     * Encodes a request as {@link #encodeRequest(ByteBufAllocator, ApiKeys, short, String, ApiMessage)}
+     * does, byte for byte, but every record set noted in {@code regions} is a retained slice of
+     * the frame it was decoded from: the result keeps those frames alive until released.
+     */
+    public static ByteBuf encodeRequest(ByteBufAllocator alloc, ApiKeys api, short version, String clientId,
+                                        ApiMessage body, RecordRegions regions) {
+        return encode(alloc, requestHeader(api, version, clientId), api.requestHeaderVersion(version), body, version,
+                regions);
+    }
+
+    /** A request header with a placeholder correlation id. */
+    private static RequestHeaderData requestHeader(ApiKeys api, short version, String clientId) {
+        return new RequestHeaderData()
                 .setRequestApiKey(api.id)
                 .setRequestApiVersion(version)
                 .setClientId(clientId)
                 .setCorrelationId(0);
-        return encode(alloc, header, api.requestHeaderVersion(version), body, version);
     }
 
     /** Encodes a response in the client's version, with the client's correlation id. */
@@ -50,11 +66,15 @@ public final class KafkaMessages {
      */
     public static ByteBuf encodeResponse(ByteBufAllocator alloc, ApiKeys api, short version, int correlationId,
                                          ApiMessage body, RecordRegions regions) {
-        if (regions.isEmpty()) {
-            return encodeResponse(alloc, api, version, correlationId, body);
-        }
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
-        short headerVersion = api.responseHeaderVersion(version);
+        return encode(alloc, header, api.responseHeaderVersion(version), body, version, regions);
+    }
+
+    private static ByteBuf encode(ByteBufAllocator alloc, ApiMessage header, short headerVersion, ApiMessage body,
+                                  short version, RecordRegions regions) {
+        if (regions.isEmpty()) {
+            return encode(alloc, header, headerVersion, body, version);
+        }
         ObjectSerializationCache cache = new ObjectSerializationCache();
         // Sizing fills the cache that writing reads (sizes of nested structures and strings).
         header.size(cache, headerVersion);

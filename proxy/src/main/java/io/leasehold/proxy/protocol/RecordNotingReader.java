@@ -7,7 +7,7 @@ import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * Reads a response body as {@link ByteBufferAccessor} does, and notes in {@link RecordRegions}
+ * Reads a message body as {@link ByteBufferAccessor} does, and notes in {@link RecordRegions}
  * where in the frame every non-empty record set lies.
  */
 final class RecordNotingReader implements Readable {

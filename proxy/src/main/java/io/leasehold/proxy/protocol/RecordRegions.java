@@ -7,10 +7,10 @@ import java.util.Map;
 import org.apache.kafka.common.record.internal.BaseRecords;
 
 /**
- * Where each record set decoded from a broker's response frames lies in its frame, so that a
- * response encoded again can carry those bytes as slices of the frames instead of copies. Holds
- * no reference of its own: the frames must stay retained until the response that uses them has
- * been encoded. Record sets not decoded here (an empty set built by the proxy) are unknown to it.
+ * Where each record set decoded from frames (brokers' responses, a client's request) lies in its
+ * frame, so that a message encoded again can carry those bytes as slices of the frames instead of
+ * copies. Holds no reference of its own: the frames must stay retained until the message that
+ * uses them has been encoded. Record sets not decoded here (an empty set built by the proxy) are unknown to it.
  * Safe to fill from several event loops.
  */
 public final class RecordRegions {

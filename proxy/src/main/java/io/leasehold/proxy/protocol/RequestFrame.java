@@ -8,13 +8,13 @@ import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
  * One client request: its parsed header plus the whole frame (without the length prefix).
  * The body is decoded only when a router needs it; decoded record sets are views of the frame,
- * so the frame stays retained until the request is finished.
+ * so the frame stays retained until the request is finished, and {@link #recordRegions()} knows
+ * where each lies, so that a request split by owner carries them as slices of the frame.
  */
 public final class RequestFrame extends AbstractReferenceCounted {
     private static final int CORRELATION_ID_OFFSET = 4;
@@ -23,6 +23,7 @@ public final class RequestFrame extends AbstractReferenceCounted {
     private final RequestHeader header;
     private final int headerSize;
     private final RequestBounds bounds;
+    private final RecordRegions recordRegions = new RecordRegions();
 
     private RequestFrame(ByteBuf frame, RequestHeader header, int headerSize, RequestBounds bounds) {
         this.frame = frame;
@@ -91,8 +92,10 @@ public final class RequestFrame extends AbstractReferenceCounted {
     public <T extends ApiMessage> T decodeBody() throws MalformedRequestException {
         ApiMessage message = ApiMessageType.fromApiKey(apiKey().id).newRequest();
         int bodyLength = frame.readableBytes() - headerSize;
+        int bodyStart = frame.readerIndex() + headerSize;
+        ByteBuffer body = body();
         try {
-            message.read(new ByteBufferAccessor(body()), version());
+            message.read(new RecordNotingReader(body, bodyStart - body.position(), frame, recordRegions), version());
         } catch (RuntimeException e) {
             throw new MalformedRequestException("malformed", "cannot read the body of " + apiKey().name + " v"
                     + version() + " (correlation id " + correlationId() + ", " + bodyLength + " body bytes): "
@@ -100,6 +103,11 @@ public final class RequestFrame extends AbstractReferenceCounted {
         }
         bounds.check(message, apiKey().name + " v" + version() + " (correlation id " + correlationId() + ")");
         return (T) message;
+    }
+
+    /** Where the record sets of the decoded bodies lie in this frame. */
+    public RecordRegions recordRegions() {
+        return recordRegions;
     }
 
     /** A view of the body bytes (no copy). */

@@ -105,7 +105,8 @@ final class VersionBridge {
      */
     static ByteBuf encodeRequest(ByteBufAllocator alloc, RequestFrame frame, short target, ApiMessage body) {
         dropFieldsTargetLacks(body, target);
-        return KafkaMessages.encodeRequest(alloc, frame.apiKey(), target, frame.header().clientId(), body);
+        return KafkaMessages.encodeRequest(alloc, frame.apiKey(), target, frame.header().clientId(), body,
+                frame.recordRegions());
     }
 
     /**

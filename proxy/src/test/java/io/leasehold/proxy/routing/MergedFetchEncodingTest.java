@@ -119,12 +119,7 @@ class MergedFetchEncodingTest {
     }
 
     private static MemoryRecords records(String prefix, int count) {
-        SimpleRecord[] records = new SimpleRecord[count];
-        for (int i = 0; i < count; i++) {
-            records[i] = new SimpleRecord(("key-" + i).getBytes(StandardCharsets.UTF_8),
-                    (prefix + "-" + i + "-" + "x".repeat(90)).getBytes(StandardCharsets.UTF_8));
-        }
-        return MemoryRecords.withRecords(Compression.NONE, records);
+        return TestRecords.records(prefix, count, 90);
     }
 
     private static PartitionData data(int partition, MemoryRecords records, short version) {
