@@ -216,7 +216,7 @@ public final class ProxyMetrics implements AutoCloseable {
                 "reason", reason);
     }
 
-    /** A read ahead of one owner was sent after a merged Fetch answer. */
+    /** A read ahead of one owner was sent after a Fetch answer (single-node presentation). */
     public void readAheadStarted() {
         readAheadsStarted.increment();
     }

@@ -204,7 +204,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             merged.put(topic, partitions);
         }
         R response = api.assemble(request, merged, throttle);
-        if (readAheads != null && !gates.isEmpty()) {
+        if (readAheads != null && !gates.isEmpty() && readAheads.haveRoom()) {
             readAhead(response);
         }
         return KafkaMessages.encodeResponse(client.alloc(), api.apiKey(), frame.version(), frame.correlationId(),

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * all the partitions it was asked for. At most one read ahead per partition; a new one replaces
  * the old. An answer held is counted in the proxy's {@link MemoryBudget} until every partition it
  * carries has been taken or dropped; it is dropped when it has not been taken within the idle time
- * and when the connection closes. Confined to the connection's event loop.
+ * and when the connection closes, and none is started while memory is short. Confined to the
+ * connection's event loop.
  */
 final class ReadAheads {
 
@@ -106,14 +107,12 @@ final class ReadAheads {
         this.idle = idle;
     }
 
-    /** Whether any of {@code keys} has a read ahead in flight or held. */
-    boolean holdsAny(Set<PartitionedExchange.Key> keys) {
-        for (PartitionedExchange.Key key : keys) {
-            if (pending.containsKey(key)) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * Whether memory allows another read ahead: not once the budget is past the level below which
+     * paused client reading resumes, so that answers nobody asked for yet never pause clients.
+     */
+    boolean haveRoom() {
+        return budget.used() < budget.resumeBelow();
     }
 
     /**

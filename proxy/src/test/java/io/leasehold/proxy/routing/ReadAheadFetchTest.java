@@ -266,4 +266,17 @@ class ReadAheadFetchTest {
         assertThat(asked(0, 3)).hasSize(2);
         assertThat(asked(0, 3).get(1).isolationLevel()).isEqualTo(IsolationLevel.READ_COMMITTED.id());
     }
+
+    @Test
+    void noReadAheadIsStartedWhileMemoryIsShort() throws Exception {
+        PartitionRouting routing = routing(Duration.ofSeconds(60));
+        budget.charge(budget.resumeBelow());
+
+        fetch(routing, 0, 10);
+        FetchResponseData next = fetch(routing, 3, 13);
+
+        assertStartsAt(next, 3, 13);
+        // Only the client's own Fetch asked for offset 3, with its long poll: no read ahead did.
+        assertThat(asked(0, 3)).extracting(FetchRequestData::maxWaitMs).containsExactly(10_000);
+    }
 }
