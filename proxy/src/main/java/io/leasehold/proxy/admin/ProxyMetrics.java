@@ -28,6 +28,9 @@ public final class ProxyMetrics implements AutoCloseable {
 
     private static final Duration MIN_EXPECTED_LATENCY = Duration.ofMillis(1);
     private static final Duration MAX_EXPECTED_LATENCY = Duration.ofSeconds(60);
+    /** One description for both outcomes: a meter name has one description in Prometheus. */
+    private static final String READ_AHEADS_DESCRIPTION = "Single-node Fetch reads ahead, by outcome: started"
+            + " (one owner asked after an answer) or partition_used (a partition of a client's Fetch answered from one)";
 
     private final MeterRegistry registry;
     private final Map<ApiKeys, Timer> succeeded = new ConcurrentHashMap<>();
@@ -67,10 +70,10 @@ public final class ProxyMetrics implements AutoCloseable {
                 .description("Client connections closed because they were idle longer than limits.idleTimeout")
                 .register(registry);
         this.readAheadsStarted = Counter.builder("leasehold.fetch.read.aheads")
-                .description("Reads ahead of an owner started after a merged Fetch answer went (single-node mode)")
+                .description(READ_AHEADS_DESCRIPTION)
                 .tag("outcome", "started").register(registry);
         this.readAheadsUsed = Counter.builder("leasehold.fetch.read.aheads")
-                .description("Partitions of a client's Fetch answered from a read ahead")
+                .description(READ_AHEADS_DESCRIPTION)
                 .tag("outcome", "partition_used").register(registry);
         this.clientConnectionsAccepted = Counter.builder("leasehold.client.connections.accepted")
                 .description("Client connections accepted since start")

@@ -33,7 +33,8 @@ import org.apache.kafka.common.record.internal.Records;
  * left of {@code max_wait_ms}; the merged answer goes as soon as its data reaches {@code min_bytes}
  * (owners still long-polling are not waited for) or half a second past {@code max_wait_ms}; and
  * partitions past {@code max_bytes} are answered without records, so the client fetches them again.
- * Once a merged answer has gone, each owner that returned data is read ahead (see {@link ReadAheads}).
+ * In single-node mode, once an answer has gone, each owner that returned data is read ahead (see
+ * {@link ReadAheads}).
  */
 final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
         PartitionData> {

@@ -6,6 +6,7 @@ import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.channel.EventLoop;
+import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCounted;
 import java.time.Duration;
@@ -29,7 +30,7 @@ final class PartitionRouting {
     private static final AttributeKey<ReadAheads> READ_AHEADS = AttributeKey.valueOf(ReadAheads.class.getName());
 
     /**
-     * How merged reads are read ahead (see {@link ReadAheads}).
+     * How reads are read ahead (see {@link ReadAheads}).
      *
      * @param budget where held answers are counted
      * @param idle   how long an answer is held for a read that does not come
@@ -43,7 +44,7 @@ final class PartitionRouting {
     private final Duration defaultRetryBudget;
     private final Map<ApiKeys, Retry> retryByApi = new ConcurrentHashMap<>();
     private final Supplier<VersionBridge> bridges;
-    /** Null: merged reads are not read ahead. */
+    /** Null: reads are not read ahead. */
     private final ReadAhead readAhead;
 
     PartitionRouting(OwnerRouter router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
@@ -51,7 +52,7 @@ final class PartitionRouting {
         this(router, topicIds, retries, metrics, defaultRetryBudget, bridges, null);
     }
 
-    /** @param readAhead how merged reads are read ahead; null for not at all */
+    /** @param readAhead how reads are read ahead; null for not at all */
     PartitionRouting(OwnerRouter router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
                      Duration defaultRetryBudget, Supplier<VersionBridge> bridges, ReadAhead readAhead) {
         this.readAhead = readAhead;
@@ -124,13 +125,18 @@ final class PartitionRouting {
         return ids;
     }
 
-    /** The connection's reads ahead, made on its first merged read and dropped when it closes. */
+    /** The connection's reads ahead, made on its first read and dropped when it closes. */
     private ReadAheads readAheads(ClientContext client) {
         if (readAhead == null || client.channel() == null) {
             return null;
         }
+        Attribute<ReadAheads> attribute = client.channel().attr(READ_AHEADS);
+        ReadAheads existing = attribute.get();
+        if (existing != null) {
+            return existing;
+        }
         ReadAheads created = new ReadAheads(client.backends(), readAhead.budget(), readAhead.idle());
-        ReadAheads existing = client.channel().attr(READ_AHEADS).setIfAbsent(created);
+        existing = attribute.setIfAbsent(created);
         if (existing != null) {
             return existing;
         }

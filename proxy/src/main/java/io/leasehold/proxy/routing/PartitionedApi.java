@@ -162,7 +162,7 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     }
 
     /**
-     * Whether a merged read is followed by reads ahead of the next positions (Fetch): see
+     * Whether a read is followed by reads ahead of the next positions (Fetch): see
      * {@link ReadAheads}. The five methods below are asked only when this holds.
      */
     default boolean readsAhead() {

@@ -24,7 +24,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -611,7 +610,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                         ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
             }
             results.put(key, result);
-            if (api.readsAhead() && api.errorCode(result) == Errors.NONE.code()) {
+            if (readAheads != null && api.errorCode(result) == Errors.NONE.code()) {
                 answeredBy.put(key, new Answered<>(broker, r));
             }
             if (api.errorCode(result) == api.rejection().code()) {

@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -128,8 +127,7 @@ final class ReadAheads {
             if (held == null) {
                 return;
             }
-            if (held.read().position() == read.position() && Objects.equals(held.read().owner(), read.owner())
-                    && held.form().equals(form)) {
+            if (held.read().equals(read) && held.form().equals(form)) {
                 bySent.computeIfAbsent(held.sent(), s -> new HashSet<>()).add(key);
             } else {
                 held.sent().settle();

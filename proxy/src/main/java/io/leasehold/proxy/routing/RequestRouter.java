@@ -105,7 +105,7 @@ public final class RequestRouter implements RequestHandler {
      * @param control      the proxy's own backend session (metadata and ApiVersions queries)
      * @param presentation the nodes clients are shown
      * @param authorizer   what each client's principal may do; {@link Authorizer#open()} for everything
-     * @param readAheadBudget where merged Fetch reads ahead are counted; null for no reads ahead
+     * @param readAheadBudget where Fetch reads ahead are counted; null for no reads ahead
      */
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc,
                          ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
