@@ -43,6 +43,7 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<String, Counter> backendFailures = new ConcurrentHashMap<>();
     private final Map<String, Counter> listenerConnections = new ConcurrentHashMap<>();
     private final Map<String, Counter> partitionsWithoutOwner = new ConcurrentHashMap<>();
+    private final Map<String, Counter> retriesGivenUp = new ConcurrentHashMap<>();
     private final Counter requestsQueued;
     private final Counter requestsThrottled;
     private final Counter dnsLookupFailures;
@@ -122,6 +123,20 @@ public final class ProxyMetrics implements AutoCloseable {
                 .description("Partition batches or group requests retried on another or the same broker")
                 .tag("api", key.name)
                 .register(registry)).increment();
+    }
+
+    /**
+     * Partitions the proxy stopped retrying, so the client got the broker's rejection and retries
+     * itself. {@code reason}: "budget" (no time left in the request's retry budget) or
+     * "client_gone".
+     */
+    public void retriesGivenUp(ApiKeys api, String reason, int partitions) {
+        retriesGivenUp.computeIfAbsent(api.name + "/" + reason, key -> Counter.builder("leasehold.requests.retries.given.up")
+                .description("Partitions answered with a broker's rejection because the proxy stopped retrying them, "
+                        + "by API and reason")
+                .tag("api", api.name)
+                .tag("reason", reason)
+                .register(registry)).increment(partitions);
     }
 
     /** A backend answered NOT_LEADER_OR_FOLLOWER: the proxy's route was stale. */

@@ -48,6 +48,12 @@ final class GroupRouter {
         }
     }
 
+    /**
+     * A group whose route keeps being refused is answered COORDINATOR_NOT_AVAILABLE after this
+     * many attempts even within its deadline (which can be a rebalance long): the client then
+     * looks its coordinator up again.
+     */
+    private static final int MAX_ATTEMPTS = 10;
     /** Even a retry that starts at the deadline gets this long for its answer. */
     private static final long MIN_WAIT_NANOS = 100_000_000L;
 
@@ -62,7 +68,7 @@ final class GroupRouter {
         this.router = router;
         this.bridges = bridges;
         this.metrics = metrics;
-        this.retry = retries.<Attempt>create("groups", Attempt::worthRetrying);
+        this.retry = retries.<Attempt>create("groups", Attempt::worthRetrying, MAX_ATTEMPTS);
         this.deadlines = deadlines;
     }
 

@@ -4,6 +4,7 @@ import io.github.resilience4j.retry.Retry;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.MemoryBudget;
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.channel.EventLoop;
 import io.netty.util.Attribute;
@@ -20,6 +21,8 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs partition-keyed requests: resolves topic ids to names, then hands the request to a
@@ -27,6 +30,15 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * {@link VersionBridge} picks for the client's version.
  */
 final class PartitionRouting {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionRouting.class);
+    /**
+     * Partitions are retried for as long as the request's {@link RetryBudget} allows, not a count
+     * of attempts: while ownership moves quickly (a rebalance, an owner's lease running out) a few
+     * attempts can all meet a route that just changed, and a rejection handed to the client makes
+     * a producer that is not idempotent resend behind later batches, out of order. The backoff
+     * bounds how often one request is tried.
+     */
+    private static final int UNCOUNTED_ATTEMPTS = Integer.MAX_VALUE;
     private static final AttributeKey<ReadAheads> READ_AHEADS = AttributeKey.valueOf(ReadAheads.class.getName());
 
     /**
@@ -42,6 +54,7 @@ final class PartitionRouting {
     private final RetryFactory retries;
     private final ProxyMetrics metrics;
     private final Duration defaultRetryBudget;
+    private final RetriesGivenUp givenUp;
     private final Map<ApiKeys, Retry> retryByApi = new ConcurrentHashMap<>();
     private final Supplier<VersionBridge> bridges;
     /** Null: reads are not read ahead. */
@@ -62,6 +75,7 @@ final class PartitionRouting {
         this.retries = retries;
         this.metrics = metrics;
         this.defaultRetryBudget = defaultRetryBudget;
+        this.givenUp = new RetriesGivenUp(LOG, metrics, WarningRateLimiter.perSecond());
     }
 
     /** Runs {@code request} with every entry sent on. */
@@ -76,10 +90,10 @@ final class PartitionRouting {
             EntryAccess access) {
         RetryBudget budget = new RetryBudget(api.retryBudget(request, defaultRetryBudget), retries.maxBackoff());
         PartitionedExchange<Q, R, T, E, P> exchange =
-                new PartitionedExchange<>(api, frame, request, client, router, metrics, budget,
+                new PartitionedExchange<>(api, frame, request, client, router, metrics, givenUp, budget,
                         bridges.get().target(api.apiKey(), frame.version()), api.readsAhead() ? readAheads(client) : null);
         Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(
-                "partitions-" + key.name, PartitionedExchange.Attempt::worthRetrying));
+                "partitions-" + key.name, PartitionedExchange.Attempt::worthRetrying, UNCOUNTED_ATTEMPTS));
         Set<Uuid> ids = topicIds(api, request);
         EventLoop loop = client.backends().eventLoop();
         if (ids.isEmpty() && loop.inEventLoop()) {

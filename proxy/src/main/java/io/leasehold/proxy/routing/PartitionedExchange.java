@@ -79,6 +79,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final ClientContext client;
     private final OwnerRouter router;
     private final ProxyMetrics metrics;
+    private final RetriesGivenUp givenUp;
+    /** Why partitions left to retry were not retried; null while retrying is allowed. */
+    private volatile RetriesGivenUp.Reason stopped;
     private final Map<Key, P> results = new ConcurrentHashMap<>();
     private final Queue<ByteBuf> responseFrames = new ConcurrentLinkedQueue<>();
     /** Where the record sets of {@link #responseFrames} lie: the merged response carries them as slices. */
@@ -108,8 +111,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * @param readAheads     the client connection's reads ahead, or null for none
      */
     PartitionedExchange(PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client,
-                        OwnerRouter router, ProxyMetrics metrics, RetryBudget budget, short backendVersion,
-                        ReadAheads readAheads) {
+                        OwnerRouter router, ProxyMetrics metrics, RetriesGivenUp givenUp, RetryBudget budget,
+                        short backendVersion, ReadAheads readAheads) {
+        this.givenUp = givenUp;
         this.readAheads = api.readsAhead() ? readAheads : null;
         this.backendVersion = backendVersion;
         this.budget = budget;
@@ -178,6 +182,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 if (attempt.raw() != null) {
                     return attempt.raw();
                 }
+                if (!attempt.retry().isEmpty()) {
+                    reportGivenUp(attempt.retry());
+                }
                 return assemble();
             } finally {
                 gates.forEach(MergeGate::close);
@@ -189,6 +196,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 frame.release();
             }
         });
+    }
+
+    private void reportGivenUp(List<Entry<T, E>> left) {
+        givenUp.report(api.apiKey(), client, left.stream().map(e -> e.resolvedName() + "-" + e.key().partition()).toList(),
+                attempts, stopped,
+                Duration.ofNanos(System.nanoTime() - startNanos).toMillis());
     }
 
     private ReferenceCounted assemble() {
@@ -443,7 +456,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     /** An attempt that leaves {@code retry} to do: retried only within budget and while the answer is wanted. */
     private Attempt<T, E> retrying(List<Entry<T, E>> retry) {
         boolean wanted = api.continuesWithoutClient(request) || client.work().clientConnected();
-        return new Attempt<>(retry, null, !retry.isEmpty() && wanted && budget.allowsAnotherAttempt());
+        boolean inBudget = budget.allowsAnotherAttempt();
+        if (!retry.isEmpty() && !(wanted && inBudget)) {
+            stopped = wanted ? RetriesGivenUp.Reason.BUDGET : RetriesGivenUp.Reason.CLIENT_GONE;
+        }
+        return new Attempt<>(retry, null, !retry.isEmpty() && wanted && inBudget);
     }
 
     private Attempt<T, E> finished(ReferenceCounted raw) {

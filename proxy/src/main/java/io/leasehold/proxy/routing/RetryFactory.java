@@ -12,7 +12,6 @@ import java.util.function.Predicate;
  * own deadline, so retries never outlive the client's timeout.
  */
 public final class RetryFactory {
-    private static final int MAX_ATTEMPTS = 10;
     private static final double MULTIPLIER = 2.0;
     private static final double JITTER = 0.5;
 
@@ -29,10 +28,13 @@ public final class RetryFactory {
         return maxBackoff;
     }
 
-    /** A retry that repeats while {@code retryOnResult} holds, returning the last result otherwise. */
-    public <T> Retry create(String name, Predicate<T> retryOnResult) {
+    /**
+     * A retry that repeats while {@code retryOnResult} holds, at most {@code maxAttempts} times,
+     * returning the last result otherwise.
+     */
+    public <T> Retry create(String name, Predicate<T> retryOnResult, int maxAttempts) {
         RetryConfig config = RetryConfig.<T>custom()
-                .maxAttempts(MAX_ATTEMPTS)
+                .maxAttempts(maxAttempts)
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(initialBackoff, MULTIPLIER, JITTER,
                         maxBackoff))
                 .retryOnResult(retryOnResult)

@@ -138,6 +138,7 @@ class ProxyMetricsTest {
         metrics.connectionTimedOut("first_request");
         metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");
         metrics.produceAnsweredWithoutOwner("silent", 2);
+        metrics.retriesGivenUp(ApiKeys.PRODUCE, "budget", 1);
         metrics.listenerConnectionAccepted("node-3");
         metrics.bindBrokersWithoutNode(new FixedRoutingTable(), id -> true);
         new CertificateExpiryMetrics(registry).track(() -> Map.of("listener", Instant.ofEpochSecond(1)));

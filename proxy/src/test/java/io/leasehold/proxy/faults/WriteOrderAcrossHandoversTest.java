@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.Client;
 import io.leasehold.routing.keys.KeySchema;
+import io.leasehold.proxy.testing.PrometheusScrape;
 import io.leasehold.testing.JavaCommand;
 import io.leasehold.testing.LocalCluster;
 import io.leasehold.testing.ProxyProcess;
@@ -88,6 +89,8 @@ class WriteOrderAcrossHandoversTest {
                 moving.interrupt();
                 moving.join(10_000);
             }
+            assertThat(new PrometheusScrape(proxy.adminUrl()).value("leasehold_requests_retries_given_up_total",
+                    "api=\"Produce\"")).as("partitions the proxy stopped retrying (its log says why)").isNotPositive();
             assertThat(clientRetries).as("records the producer itself sent again (an error reached it: see its log)")
                     .isZero();
             long previous = -1;

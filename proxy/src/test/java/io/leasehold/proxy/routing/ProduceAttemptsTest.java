@@ -15,6 +15,7 @@ import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -54,6 +55,7 @@ class ProduceAttemptsTest {
     private ScriptedBackends backends;
     private BackendSession session;
     private final List<ProduceRequestData> received = Collections.synchronizedList(new ArrayList<>());
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @BeforeEach
     void start() {
@@ -85,10 +87,16 @@ class ProduceAttemptsTest {
         return new ProduceResponseData().setResponses(topics);
     }
 
-    private static PartitionRouting routing(SwitchingRoutes table) {
+    private PartitionRouting routing(SwitchingRoutes table) {
         return new PartitionRouting(new OwnerRouter(table, List.of()), ids -> CompletableFuture.completedFuture(Map.of()),
-                new RetryFactory(Duration.ofMillis(20), Duration.ofMillis(50)), new ProxyMetrics(new SimpleMeterRegistry()),
+                new RetryFactory(Duration.ofMillis(20), Duration.ofMillis(50)), new ProxyMetrics(registry),
                 Duration.ofSeconds(5), VersionBridge::none);
+    }
+
+    private double givenUp(String reason) {
+        Counter counter = registry.find("leasehold.requests.retries.given.up").tags("api", "Produce", "reason", reason)
+                .counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private static SwitchingRoutes ownedBy(BrokerAddress owner) {
@@ -226,6 +234,23 @@ class ProduceAttemptsTest {
         assertThat(received.subList(1, received.size())).extracting(ProduceRequestData::timeoutMs)
                 .as("retries carry the time left of 80 % of 3000 ms").allSatisfy(t -> assertThat(t).isBetween(0, 2_400))
                 .isSortedAccordingTo(Collections.reverseOrder());
+        assertThat(givenUp("budget")).as("the rejection handed on is counted").isEqualTo(1);
+    }
+
+    @Test
+    void rejectedWriteIsRetriedForAsLongAsItsBudgetAllowsNotForAFixedNumberOfAttempts() throws Exception {
+        // Ownership moving faster than the proxy's view of it: many attempts in a row meet a stale route.
+        int rejections = 25;
+        BrokerAddress owner = broker(request -> answerAll(request,
+                received.size() <= rejections ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.NONE));
+
+        ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(30_000),
+                TestClients.on(session), Duration.ofSeconds(20));
+
+        assertThat(Errors.forCode(answer.errorCode())).as("written on attempt %d", received.size())
+                .isEqualTo(Errors.NONE);
+        assertThat(received).hasSize(rejections + 1);
+        assertThat(givenUp("budget") + givenUp("client_gone")).isZero();
     }
 
     @Test
@@ -277,6 +302,7 @@ class ProduceAttemptsTest {
         produce(routing(ownedBy(owner)), produceFrame(5_000), gone);
 
         assertThat(received).as("the one attempt already under way, no retries").hasSize(1);
+        assertThat(givenUp("client_gone")).isEqualTo(1);
     }
 
     @Test
