@@ -72,6 +72,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** How long a write's owner may still answer after etcd stopped naming it. */
     private static final Duration WRITE_SETTLE_GRACE = Duration.ofSeconds(5);
+    /**
+     * Attempts a partition gets at brokers that cannot be reached. Unlike a broker's rejection
+     * (ownership moved, and the watch brings the new owner within moments), an unreachable owner
+     * keeps its partitions until its lease ends, and in the single-node presentation the rest of
+     * the request waits for them: after this many tries (about 2.6 s with the default backoff) the
+     * partition is answered with the rejection for the client to retry.
+     */
+    static final int UNREACHABLE_TRIES = 10;
 
     private final PartitionedApi<Q, R, T, E, P> api;
     private final RequestFrame frame;
@@ -89,6 +97,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final RetryBudget budget;
     /** Brokers that did not answer a sub-request of this exchange: reads go elsewhere on retry. */
     private final Set<BrokerAddress> unanswered = ConcurrentHashMap.newKeySet();
+    /** Per partition, how many of its attempts found the broker unreachable. */
+    private final Map<Key, Integer> unreachableTries = new ConcurrentHashMap<>();
+    /** Partitions no longer retried because their broker could not be reached {@link #UNREACHABLE_TRIES} times. */
+    private final Queue<Entry<T, E>> unreachableGivenUp = new ConcurrentLinkedQueue<>();
     private volatile int attempts;
     private PartitionWriteOrder.Writer writer;
     private volatile int throttle;
@@ -182,8 +194,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 if (attempt.raw() != null) {
                     return attempt.raw();
                 }
+                if (!unreachableGivenUp.isEmpty()) {
+                    reportGivenUp(List.copyOf(unreachableGivenUp), RetriesGivenUp.Reason.UNREACHABLE);
+                }
                 if (!attempt.retry().isEmpty()) {
-                    reportGivenUp(attempt.retry());
+                    reportGivenUp(attempt.retry(), stopped);
                 }
                 return assemble();
             } finally {
@@ -198,9 +213,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         });
     }
 
-    private void reportGivenUp(List<Entry<T, E>> left) {
+    private void reportGivenUp(List<Entry<T, E>> left, RetriesGivenUp.Reason reason) {
         givenUp.report(api.apiKey(), client, left.stream().map(e -> e.resolvedName() + "-" + e.key().partition()).toList(),
-                attempts, stopped,
+                attempts, reason,
                 Duration.ofNanos(System.nanoTime() - startNanos).toMillis());
     }
 
@@ -661,7 +676,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         List<Entry<T, E>> retry = new ArrayList<>();
         Errors code;
         boolean retriable;
-        if (cause instanceof BackendUnreachableException) {
+        boolean unreachable = cause instanceof BackendUnreachableException;
+        if (unreachable) {
             code = api.rejection();
             retriable = true;
             unanswered.add(broker);
@@ -676,7 +692,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         for (Routed<T, E> r : routed) {
             results.put(r.entry().key(), api.errorResult(r.entry().key().partition(), code));
             notSentToOwner(r.entry());
-            if (retriable) {
+            if (!retriable) {
+                continue;
+            }
+            if (unreachable && unreachableTries.merge(r.entry().key(), 1, Integer::sum) >= UNREACHABLE_TRIES) {
+                unreachableGivenUp.add(r.entry());
+            } else {
                 retry.add(r.entry());
             }
         }

@@ -20,7 +20,9 @@ final class RetriesGivenUp {
         /** The request's retry budget could not fit another attempt. */
         BUDGET("budget"),
         /** Nobody waits for the answer any more. */
-        CLIENT_GONE("client_gone");
+        CLIENT_GONE("client_gone"),
+        /** The partition's broker could not be reached on {@link PartitionedExchange#UNREACHABLE_TRIES} attempts. */
+        UNREACHABLE("unreachable");
 
         private final String tag;
 

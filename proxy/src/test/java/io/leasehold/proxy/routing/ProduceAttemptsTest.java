@@ -254,6 +254,22 @@ class ProduceAttemptsTest {
     }
 
     @Test
+    void writeToAnOwnerThatCannotBeReachedIsAnsweredRetriableAfterAFewTriesNotTheWholeBudget() throws Exception {
+        int closedPort;
+        try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = gone.getLocalPort();
+        }
+        BrokerAddress owner = new BrokerAddress(1, "127.0.0.1", closedPort, null);
+
+        ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(30_000),
+                TestClients.on(session), Duration.ofSeconds(10));
+
+        assertThat(Errors.forCode(answer.errorCode())).as("never sent, so the client may send it again")
+                .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(givenUp("unreachable")).isEqualTo(1);
+    }
+
+    @Test
     void writeToAPausedOwnerIsAnsweredTimedOutWhileTheClientStillWaits() throws Exception {
         // Accepted by the kernel, never read: a paused broker. The backend session itself waits 30 s.
         try (ServerSocket paused = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
