@@ -140,6 +140,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout(), new BrokerNameResolution.Ttls(
                 backends.dns().minTtl(), backends.dns().maxTtl(), backends.dns().negativeTtl()),
                 metrics::backendDnsLookupFailed);
+        ByteBufAllocator brokerReadBuffers = SocketTuning.brokerBuffers(PlatformDependent.maxDirectMemory());
+        metrics.bindBrokerReadBuffers(brokerReadBuffers);
         BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
                 backends.controlRequestTimeout(),
                 backends.maxResponseBytes(), new BackendListener() {
@@ -158,7 +160,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                         metrics.backendAuthenticationFailed();
                     }
                 }, tls.backends() == null ? null : tls.backends()::context, brokerNames,
-                brokerLogin(backends, brokerCredentials), SocketTuning.brokerBuffers(PlatformDependent.maxDirectMemory()));
+                brokerLogin(backends, brokerCredentials), brokerReadBuffers);
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();

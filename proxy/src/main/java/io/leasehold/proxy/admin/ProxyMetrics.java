@@ -110,6 +110,15 @@ public final class ProxyMetrics implements AutoCloseable {
                 .description("Open connections to backend brokers").register(registry);
     }
 
+    /**
+     * Counts the direct memory of the pool broker connections read into in
+     * {@code leasehold_netty_direct_memory_used_bytes{pool="broker_reads"}}, beside the default
+     * allocator's series.
+     */
+    public void bindBrokerReadBuffers(ByteBufAllocator pool) {
+        RuntimeMetrics.bindDirectMemory(registry, pool, "broker_reads");
+    }
+
     /** One client request answered (or failed) after {@code durationNanos}. */
     public void requestCompleted(ApiKeys api, long durationNanos, boolean failedRequest) {
         Map<ApiKeys, Timer> timers = failedRequest ? failed : succeeded;

@@ -10,6 +10,8 @@ import io.leasehold.routing.snapshot.Ownership;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,8 +26,6 @@ import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import java.time.Duration;
-
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -118,9 +118,22 @@ class ProxyMetricsTest {
     @Test
     void publishesJvmAndNettyBufferMemory() {
         assertThat(registry.scrape())
-                .contains("leasehold_netty_direct_memory_used_bytes ")
+                .contains("leasehold_netty_direct_memory_used_bytes{pool=\"default\"} ")
                 .contains("jvm_memory_used_bytes{")
                 .contains("process_cpu_usage ");
+    }
+
+    @Test
+    void directMemoryOfTheBrokerReadPoolIsPublishedBesideTheDefaultAllocators() {
+        PooledByteBufAllocator pool = new PooledByteBufAllocator(true);
+        metrics.bindBrokerReadBuffers(pool);
+        ByteBuf held = pool.directBuffer(1024);
+        try {
+            assertThat(registry.get("leasehold.netty.direct.memory.used").tag("pool", "broker_reads").gauge().value())
+                    .as("the pool's chunk holding the buffer").isGreaterThanOrEqualTo(1024);
+        } finally {
+            held.release();
+        }
     }
 
     @Test
