@@ -10,7 +10,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 
 /**
- * Reports partitions the proxy stopped retrying and answered with the broker's rejection: the
+ * Reports partitions the proxy stopped retrying and answered with the rejection: the
  * client now sees the error and retries itself, which a producer that is not idempotent may do
  * out of order. Counted by API and reason; logged at most once per second per API and reason.
  */
@@ -55,8 +55,8 @@ final class RetriesGivenUp {
         String listed = partitions.stream().limit(MAX_LISTED).map(ClientText::escape).collect(Collectors.joining(", "));
         String more = partitions.size() > MAX_LISTED ? " and " + (partitions.size() - MAX_LISTED) + " more" : "";
         warnings.warn(log, "retries given up " + api.name + " " + reason.tag(),
-                "{} from {}: gave up retrying {}{} after {} attempt(s) in {} ms ({}); the client gets the broker's "
-                        + "rejection and retries itself", api.name, client.remote(), listed, more, attempts,
+                "{} from {}: gave up retrying {}{} after {} attempt(s) in {} ms ({}); the client gets the rejection "
+                        + "and retries itself", api.name, client.remote(), listed, more, attempts,
                 elapsedMillis, reason.tag());
     }
 }
