@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.files.MountedFileWatcher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.ResourceType;
@@ -36,17 +38,26 @@ class AclsFileTest {
             file.reloadWith(watcher, new AuthorizationMetrics(registry));
             assertThat(file.current().allows(ALICE, AclOperation.WRITE, ResourceType.TOPIC, "orders")).isTrue();
 
-            Files.writeString(path, "acls:\n  - {principal: alice}\n");
+            replace(path, "acls:\n  - {principal: alice}\n");
             await().atMost(Duration.ofSeconds(10)).until(() -> reloads(registry, "failure") == 1);
             assertThat(file.current().allows(ALICE, AclOperation.WRITE, ResourceType.TOPIC, "orders"))
                     .as("the last good rules stay in force").isTrue();
 
-            Files.writeString(path, ALICE_READS);
+            replace(path, ALICE_READS);
             await().atMost(Duration.ofSeconds(10)).until(() -> reloads(registry, "success") == 1);
             assertThat(file.current().allows(ALICE, AclOperation.WRITE, ResourceType.TOPIC, "orders")).isFalse();
             assertThat(file.current().allows(ALICE, AclOperation.READ, ResourceType.TOPIC, "orders")).isTrue();
             assertThat(reloads(registry, "failure")).as("a bad file is counted once, not on every check").isEqualTo(1);
         }
+    }
+
+    /**
+     * Swaps the file's content in one step, as a Kubernetes volume update does: the watcher's
+     * thread never reads it half-written (which would count as one more bad change).
+     */
+    private static void replace(Path path, String content) throws IOException {
+        Path next = Files.writeString(path.resolveSibling(path.getFileName() + ".next"), content);
+        Files.move(next, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     @Test

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SaslReauthenticationTest {
     private static final String PASSWORD = "carol-secret-3";
-    private static final Duration LIFETIME = Duration.ofSeconds(3);
+    /** Long enough for kcat to start and read its first records on a loaded machine (3 s was not). */
+    private static final Duration LIFETIME = Duration.ofSeconds(5);
 
     private Path dir;
     private LocalCluster cluster;
