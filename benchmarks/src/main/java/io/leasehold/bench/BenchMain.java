@@ -8,6 +8,7 @@ import io.leasehold.bench.cluster.OwnershipSeeder;
 import io.leasehold.bench.cluster.Presentation;
 import io.leasehold.bench.cluster.ProxyInstance;
 import io.leasehold.bench.micro.JmhSuite;
+import io.leasehold.bench.process.ChildProcessStopper;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.profile.HotMethods;
@@ -61,6 +62,8 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) {
+        // Ctrl-C or SIGTERM skips the close() of the brokers, etcd and proxies below; this stops them.
+        ChildProcessStopper.stopChildrenWhenThisJvmExits();
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);

@@ -11,6 +11,7 @@ import io.leasehold.bench.load.LoadResult;
 import io.leasehold.bench.load.ProducerLoad;
 import io.leasehold.bench.load.ProducerWorkload;
 import io.leasehold.bench.load.Timing;
+import io.leasehold.bench.process.ChildProcessStopper;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.report.Spread;
@@ -95,6 +96,8 @@ public final class ProxyCpuComparison {
             + " [--presentation single-node|node-per-owner] [--kroxylicious] [--syscalls] [--profile]";
 
     public static void main(String[] args) {
+        // Ctrl-C or SIGTERM skips the close() of the brokers, etcd and proxies below; this stops them.
+        ChildProcessStopper.stopChildrenWhenThisJvmExits();
         Options options;
         try {
             options = parse(args, System.getProperty(BenchMain.KROXYLICIOUS_CLASSPATH_PROPERTY));

@@ -149,18 +149,12 @@ public final class SuiteRunner {
                 progress.println("[" + session.backend.name() + "] SIGCONT broker " + owner.brokerId());
             }
         };
-        // A stopped broker must not outlive the benchmark if it is interrupted (Ctrl-C) mid-stall.
-        Thread resumeOnExit = new Thread(owner::resume, "resume-stalled-broker");
-        Runtime.getRuntime().addShutdownHook(resumeOnExit);
-        try {
-            for (int round = 1; round <= stall.rounds(); round++) {
-                for (ClientPath path : session.order(round)) {
-                    session.stall = session.stall.with(stallRun(session, path, round, topic, owned, load, frozen));
-                    owner.awaitRecovered();
-                }
+        // Stopping the benchmark mid-stall kills the stopped broker with the rest (ChildProcessStopper).
+        for (int round = 1; round <= stall.rounds(); round++) {
+            for (ClientPath path : session.order(round)) {
+                session.stall = session.stall.with(stallRun(session, path, round, topic, owned, load, frozen));
+                owner.awaitRecovered();
             }
-        } finally {
-            Runtime.getRuntime().removeShutdownHook(resumeOnExit);
         }
     }
 
