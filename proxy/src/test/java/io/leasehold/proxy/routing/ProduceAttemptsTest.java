@@ -76,6 +76,14 @@ class ProduceAttemptsTest {
         });
     }
 
+    private static void sleep(Duration pause) {
+        try {
+            Thread.sleep(pause.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static ProduceResponseData answerAll(ProduceRequestData request, Errors error) {
         ProduceResponseData.TopicProduceResponseCollection topics = new ProduceResponseData.TopicProduceResponseCollection();
         for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
@@ -224,7 +232,12 @@ class ProduceAttemptsTest {
 
     @Test
     void rejectedWriteIsRetriedWithinMostOfTheClientsTimeoutAndForwardsOnlyWhatIsLeft() throws Exception {
-        BrokerAddress owner = broker(request -> answerAll(request, Errors.NOT_LEADER_OR_FOLLOWER));
+        // Each answer takes a moment: the last attempt must still have time for it, or the client
+        // would get an unknown outcome (REQUEST_TIMED_OUT) instead of the rejection.
+        BrokerAddress owner = broker(request -> {
+            sleep(Duration.ofMillis(100));
+            return answerAll(request, Errors.NOT_LEADER_OR_FOLLOWER);
+        });
 
         ProduceResponseData.PartitionProduceResponse answer = produce(routing(ownedBy(owner)), produceFrame(3_000),
                 TestClients.on(session));
