@@ -140,25 +140,30 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.brokerNames = BrokerNameResolution.ofThisHost(backends.connectTimeout(), new BrokerNameResolution.Ttls(
                 backends.dns().minTtl(), backends.dns().maxTtl(), backends.dns().negativeTtl()),
                 metrics::backendDnsLookupFailed);
-        BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
-                backends.controlRequestTimeout(),
-                backends.maxResponseBytes(), new BackendListener() {
-                    @Override
-                    public void connectionOpened() {
-                        metrics.backendConnectionOpened();
-                    }
+        BackendListener backendMetrics = new BackendListener() {
+            @Override
+            public void connectionOpened() {
+                metrics.backendConnectionOpened();
+            }
 
-                    @Override
-                    public void connectionClosed() {
-                        metrics.backendConnectionClosed();
-                    }
+            @Override
+            public void connectionClosed() {
+                metrics.backendConnectionClosed();
+            }
 
-                    @Override
-                    public void authenticationFailed() {
-                        metrics.backendAuthenticationFailed();
-                    }
-                }, tls.backends() == null ? null : tls.backends()::context, brokerNames,
-                brokerLogin(backends, brokerCredentials), SocketTuning.brokerBuffers(PlatformDependent.maxDirectMemory()));
+            @Override
+            public void authenticationFailed() {
+                metrics.backendAuthenticationFailed();
+            }
+        };
+        BackendConnector.Settings connections = new BackendConnector.Settings(backends.connectTimeout(),
+                backends.requestTimeout(), backends.controlRequestTimeout(), backends.maxResponseBytes());
+        BackendConnector connector = BackendConnector.builder(connections, backendMetrics)
+                .tls(tls.backends() == null ? null : tls.backends()::context)
+                .names(brokerNames)
+                .login(brokerLogin(backends, brokerCredentials))
+                .buffers(SocketTuning.brokerBuffers(PlatformDependent.maxDirectMemory()))
+                .build();
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
