@@ -142,25 +142,30 @@ public final class LeaseholdProxy implements AutoCloseable {
                 metrics::backendDnsLookupFailed);
         ByteBufAllocator brokerReadBuffers = SocketTuning.brokerBuffers(PlatformDependent.maxDirectMemory());
         metrics.bindBrokerReadBuffers(brokerReadBuffers);
-        BackendConnector connector = new BackendConnector(backends.connectTimeout(), backends.requestTimeout(),
-                backends.controlRequestTimeout(),
-                backends.maxResponseBytes(), new BackendListener() {
-                    @Override
-                    public void connectionOpened() {
-                        metrics.backendConnectionOpened();
-                    }
+        BackendListener backendMetrics = new BackendListener() {
+            @Override
+            public void connectionOpened() {
+                metrics.backendConnectionOpened();
+            }
 
-                    @Override
-                    public void connectionClosed() {
-                        metrics.backendConnectionClosed();
-                    }
+            @Override
+            public void connectionClosed() {
+                metrics.backendConnectionClosed();
+            }
 
-                    @Override
-                    public void authenticationFailed() {
-                        metrics.backendAuthenticationFailed();
-                    }
-                }, tls.backends() == null ? null : tls.backends()::context, brokerNames,
-                brokerLogin(backends, brokerCredentials), brokerReadBuffers);
+            @Override
+            public void authenticationFailed() {
+                metrics.backendAuthenticationFailed();
+            }
+        };
+        BackendConnector.Settings connections = new BackendConnector.Settings(backends.connectTimeout(),
+                backends.requestTimeout(), backends.controlRequestTimeout(), backends.maxResponseBytes());
+        BackendConnector connector = BackendConnector.builder(connections, backendMetrics)
+                .tls(tls.backends() == null ? null : tls.backends()::context)
+                .names(brokerNames)
+                .login(brokerLogin(backends, brokerCredentials))
+                .buffers(brokerReadBuffers)
+                .build();
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();

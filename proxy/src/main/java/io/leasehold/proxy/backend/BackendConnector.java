@@ -46,10 +46,7 @@ public final class BackendConnector {
      */
     private static final double SESSION_USE = 0.85;
 
-    private final Duration connectTimeout;
-    private final Duration requestTimeout;
-    private final Duration controlRequestTimeout;
-    private final int maxResponseBytes;
+    private final Settings settings;
     private final BackendListener metrics;
     /** The client TLS context for the next broker connection; {@code null} for plaintext. */
     private final Supplier<SslContext> tls;
@@ -62,69 +59,87 @@ public final class BackendConnector {
     private final WarningRateLimiter loginWarnings = new WarningRateLimiter(10_000, System::nanoTime);
     private final ByteBufAllocator buffers;
 
-    /** A plaintext connector resolving broker names with this host's name servers. */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics) {
-        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, null,
-                BrokerNameResolution.ofThisHost(connectTimeout));
-    }
-
-    /** A plaintext connector. */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, BrokerNameResolution names) {
-        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, null, names);
-    }
-
-    /** A connector resolving broker names with this host's name servers. */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls) {
-        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, tls,
-                BrokerNameResolution.ofThisHost(connectTimeout));
-    }
-
     /**
+     * The timeouts and frame limit of every broker connection.
+     *
+     * @param connectTimeout        bound on opening a connection, on its TLS handshake, on each answer
+     *                              of its SASL login, and on each query of the default name resolution
      * @param requestTimeout        default bound on a forwarded request's answer
      * @param controlRequestTimeout bound on each broker's answer to an idempotent read before the
      *                              next broker is asked ({@link BackendSession#sendToAny})
      * @param maxResponseBytes      largest response frame accepted from a broker
-     * @param metrics               told about every backend connection opened and closed
-     * @param tls                   the client TLS context for each new broker connection, asked once
-     *                              per connection (open connections keep theirs); {@code null} for plaintext
-     * @param names                 resolves broker host names off the event loops' critical path
      */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
-                            BrokerNameResolution names) {
-        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, tls, names, null);
+    public record Settings(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
+                           int maxResponseBytes) {
     }
 
     /**
-     * Like the connector above, logging every new connection in with {@code login} (after TLS, when
-     * on) before it counts as open; {@code null} for brokers without SASL.
+     * A connector with {@code settings} that tells {@code metrics} about every backend connection
+     * opened and closed and every refused login. Unless the builder says otherwise it connects in
+     * plaintext, resolves broker names with this host's name servers, does not log in, and takes
+     * buffers from Netty's default allocator.
      */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
-                            BrokerNameResolution names, BrokerLogin login) {
-        this(connectTimeout, requestTimeout, controlRequestTimeout, maxResponseBytes, metrics, tls, names, login,
-                ByteBufAllocator.DEFAULT);
+    public static Builder builder(Settings settings, BackendListener metrics) {
+        return new Builder(settings, metrics);
     }
 
-    /**
-     * Like the connector above, with broker connections' buffers (socket reads and the response
-     * frames gathered from them) taken from {@code buffers}.
-     */
-    public BackendConnector(Duration connectTimeout, Duration requestTimeout, Duration controlRequestTimeout,
-                            int maxResponseBytes, BackendListener metrics, Supplier<SslContext> tls,
-                            BrokerNameResolution names, BrokerLogin login, ByteBufAllocator buffers) {
-        this.buffers = buffers;
-        this.login = login;
-        this.tls = tls;
-        this.connectTimeout = connectTimeout;
-        this.requestTimeout = requestTimeout;
-        this.controlRequestTimeout = controlRequestTimeout;
-        this.maxResponseBytes = maxResponseBytes;
-        this.metrics = metrics;
-        this.names = names;
+    private BackendConnector(Builder parts) {
+        this.settings = parts.settings;
+        this.metrics = parts.metrics;
+        this.tls = parts.tls;
+        this.names = parts.names;
+        this.login = parts.login;
+        this.buffers = parts.buffers;
+    }
+
+    /** The optional parts of a {@link BackendConnector}; see {@link BackendConnector#builder}. */
+    public static final class Builder {
+        private final Settings settings;
+        private final BackendListener metrics;
+        private Supplier<SslContext> tls;
+        private BrokerNameResolution names;
+        private BrokerLogin login;
+        private ByteBufAllocator buffers = ByteBufAllocator.DEFAULT;
+
+        private Builder(Settings settings, BackendListener metrics) {
+            this.settings = settings;
+            this.metrics = metrics;
+            this.names = BrokerNameResolution.ofThisHost(settings.connectTimeout());
+        }
+
+        /**
+         * The client TLS context for each new broker connection, asked once per connection (open
+         * connections keep theirs); {@code null} for plaintext.
+         */
+        public Builder tls(Supplier<SslContext> tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /** Resolves broker host names off the event loops' critical path. */
+        public Builder names(BrokerNameResolution names) {
+            this.names = names;
+            return this;
+        }
+
+        /**
+         * Logs every new connection in (after TLS, when on) before it counts as open; {@code null}
+         * for brokers without SASL.
+         */
+        public Builder login(BrokerLogin login) {
+            this.login = login;
+            return this;
+        }
+
+        /** Where broker connections' buffers come from: socket reads and the response frames gathered from them. */
+        public Builder buffers(ByteBufAllocator buffers) {
+            this.buffers = buffers;
+            return this;
+        }
+
+        public BackendConnector build() {
+            return new BackendConnector(this);
+        }
     }
 
     /** A new session whose connections live on {@code loop}. */
@@ -133,11 +148,11 @@ public final class BackendConnector {
     }
 
     Duration requestTimeout() {
-        return requestTimeout;
+        return settings.requestTimeout();
     }
 
     Duration controlRequestTimeout() {
-        return controlRequestTimeout;
+        return settings.controlRequestTimeout();
     }
 
     ChannelFuture connect(EventLoop loop, String host, int port, BackendConnection connection,
@@ -147,7 +162,7 @@ public final class BackendConnector {
                 .channel(NettyTransport.channelFor(loop))
                 // Netty's default resolver looks names up with InetAddress, blocking the event loop.
                 .resolver(names.on(loop))
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, SocketTuning.WRITES)
@@ -159,11 +174,11 @@ public final class BackendConnector {
                         if (tls != null) {
                             SslHandler ssl = tls.get().newHandler(ch.alloc(), host, port);
                             // The handshake is part of connecting: it gets the connect timeout.
-                            ssl.setHandshakeTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                            ssl.setHandshakeTimeout(settings.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl);
                         }
                         ch.pipeline().addLast(
-                                new ResponseFramer(maxResponseBytes, connection),
+                                new ResponseFramer(settings.maxResponseBytes(), connection),
                                 new LengthFieldPrepender(4),
                                 new WritabilityRelay(writabilityChanged),
                                 connection);
@@ -173,7 +188,7 @@ public final class BackendConnector {
             bootstrap.option(EpollChannelOption.TCP_KEEPIDLE, KEEPALIVE_IDLE_SECONDS)
                     .option(EpollChannelOption.TCP_KEEPINTVL, KEEPALIVE_INTERVAL_SECONDS)
                     .option(EpollChannelOption.TCP_KEEPCNT, KEEPALIVE_PROBES)
-                    .option(EpollChannelOption.TCP_USER_TIMEOUT, (int) requestTimeout.toMillis());
+                    .option(EpollChannelOption.TCP_USER_TIMEOUT, (int) settings.requestTimeout().toMillis());
         }
         ChannelFuture connected = bootstrap.connect(host, port);
         connection.attach(connected.channel());
@@ -200,7 +215,7 @@ public final class BackendConnector {
                 ready.setFailure(s.cause());
                 return;
             }
-            login.authenticate(connection, host, connectTimeout).whenComplete((lifetime, error) -> {
+            login.authenticate(connection, host, settings.connectTimeout()).whenComplete((lifetime, error) -> {
                 if (error == null) {
                     if (!lifetime.isZero()) {
                         connection.retireAfter(Duration.ofMillis((long) (lifetime.toMillis() * SESSION_USE)));

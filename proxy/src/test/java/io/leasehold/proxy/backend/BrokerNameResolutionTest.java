@@ -141,8 +141,10 @@ class BrokerNameResolutionTest {
     }
 
     private BackendConnector connector() {
-        return new BackendConnector(Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(5), 1 << 20,
-                new BackendListener() { }, names);
+        return BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(5), Duration.ofSeconds(5),
+                        Duration.ofSeconds(5), 1 << 20), new BackendListener() { })
+                .names(names)
+                .build();
     }
 
     private EventLoop loopOf(NettyTransport transport) {

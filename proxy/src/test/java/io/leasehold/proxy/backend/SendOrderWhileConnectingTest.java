@@ -33,8 +33,9 @@ class SendOrderWhileConnectingTest {
     void requestsSentWhileTheConnectionOpensArriveInSendOrder() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            BackendSession session = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5),
-                    Duration.ofSeconds(5), 1 << 20, new BackendListener() { })
+            BackendSession session = BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(2),
+                            Duration.ofSeconds(5), Duration.ofSeconds(5), 1 << 20), new BackendListener() { })
+                    .build()
                     .openSession(group.next(), new BackendListener() { });
             BrokerAddress broker = new BrokerAddress(1, "127.0.0.1", server.getLocalPort(), null);
             // All in one event-loop task, so none can find the connection open yet.

@@ -58,7 +58,8 @@ class ClientHangUpTest {
             return CompletableFuture.<ReferenceCounted>completedFuture(null);
         };
         server = new FrontendServer("127.0.0.1", 0, boss, workers, sendsAfterHangUp,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 1024, new BackendListener() { }),
+                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(2),
+                        Duration.ofSeconds(2), 1024), new BackendListener() { }).build(),
                 new ProxyMetrics(new SimpleMeterRegistry()), new FrontendServer.Limits(1024, 3, Duration.ofSeconds(30), 8,
                 Duration.ofSeconds(10)));
     }

@@ -74,7 +74,8 @@ class FrontendTlsTest {
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         registry = new SimpleMeterRegistry();
         server = new FrontendServer("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
+                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                        Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, MAX_CONNECTIONS, Duration.ofSeconds(2), 8,
                         handshakeTimeout),
                 new ServerSslContextFactory("test.yaml").create(listener));

@@ -38,7 +38,8 @@ final class LoopbackListener implements AutoCloseable {
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindMemoryBudget(budget);
         server = new FrontendServer("127.0.0.1", 0, boss, workers, handler,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1024, new BackendListener() { }),
+                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                        Duration.ofSeconds(1), 1024), new BackendListener() { }).build(),
                 metrics, limits, tls, budget);
         port = server.start().getPort();
     }

@@ -99,8 +99,8 @@ class ControlRequestsTest {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         broker1 = new ScriptedBroker(group, request -> grantsEverything(1, request, describedGroups));
         broker2 = new ScriptedBroker(group, request -> grantsEverything(2, request, describedGroups));
-        BackendConnector connector = new BackendConnector(Duration.ofSeconds(2), Duration.ofSeconds(5),
-                Duration.ofMillis(300), 1 << 20, new BackendListener() { });
+        BackendConnector connector = BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(2),
+                Duration.ofSeconds(5), Duration.ofMillis(300), 1 << 20), new BackendListener() { }).build();
         control = connector.openSession(group.next(), new BackendListener() { });
         clientSession = connector.openSession(group.next(), new BackendListener() { });
     }

@@ -24,7 +24,9 @@ final class TestClients {
 
     /** As {@link #openSession(EventLoopGroup)}, with backend requests timing out after {@code requestTimeout}. */
     static BackendSession openSession(EventLoopGroup group, Duration requestTimeout) {
-        return new BackendConnector(Duration.ofSeconds(2), requestTimeout, requestTimeout, 1 << 20, new BackendListener() { })
+        return BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(2), requestTimeout,
+                        requestTimeout, 1 << 20), new BackendListener() { })
+                .build()
                 .openSession(group.next(), new BackendListener() { });
     }
 

@@ -90,8 +90,8 @@ class OAuthBearerGateTest {
                 new OAuthBearerSettings(jwks, TestTokens.ISSUER, List.of(TestTokens.AUDIENCE), "sub",
                         Duration.ofSeconds(30)), maxReauth), new AuthenticationMetrics(registry));
         server = new FrontendServer("127.0.0.1", 0, boss, workers, gate,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME,
-                        new BackendListener() { }),
+                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                        Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
                 Duration.ofSeconds(10)));
         port = server.start().getPort();

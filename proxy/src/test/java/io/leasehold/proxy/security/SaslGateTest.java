@@ -100,7 +100,8 @@ class SaslGateTest {
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
                 UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry));
         server = new FrontendServer("127.0.0.1", 0, List.of(), boss, workers, gate,
-                new BackendConnector(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME, new BackendListener() { }),
+                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                        Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
                 new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
                 Duration.ofSeconds(10)), null, new MemoryBudget(Long.MAX_VALUE),
                 new FrontendServer.ClientSecurity(null, gate.frameCap()));
