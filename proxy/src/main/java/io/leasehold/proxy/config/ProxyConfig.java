@@ -251,12 +251,6 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     }
 
     /**
-     * TLS on every broker connection ({@code backends.tls}; {@code null} when not enabled).
-     * {@code caFile} {@code null} means the JVM's default trust store; {@code certFile} and
-     * {@code keyFile} are an optional client certificate; {@code protocols} are the TLS versions
-     * offered, in the JDK's names.
-     */
-    /**
      * The one service identity the proxy authenticates as on every broker connection
      * ({@code backends.sasl}); {@code null} in {@link Backends} for brokers without SASL.
      *
@@ -268,6 +262,12 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
         public static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
     }
 
+    /**
+     * TLS on every broker connection ({@code backends.tls}; {@code null} when not enabled).
+     * {@code caFile} {@code null} means the JVM's default trust store; {@code certFile} and
+     * {@code keyFile} are an optional client certificate; {@code protocols} are the TLS versions
+     * offered, in the JDK's names.
+     */
     public record BackendTls(Path caFile, Path certFile, Path keyFile, boolean verifyHostname, List<String> protocols) {
         /** The TLS versions the proxy offers to brokers unless configured otherwise. */
         public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
