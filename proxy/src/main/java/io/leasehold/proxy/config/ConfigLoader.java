@@ -38,6 +38,8 @@ import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 public final class ConfigLoader {
 
     private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** The smallest {@code routing.retryMaxBackoff}. */
+    private static final Duration MIN_RETRY_MAX_BACKOFF = Duration.ofMillis(10);
     /** 8 MiB: eight times the clients' default {@code max.request.size}, small beside a 1 GiB pod. */
     private static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
     /** 64 MiB: above the consumers' default {@code fetch.max.bytes} (50 MiB) plus headers. */
@@ -548,8 +550,14 @@ public final class ConfigLoader {
     private static ProxyConfig.Routing routing(ConfigReader in) {
         ConfigKey initialKey = key("routing", "retryInitialBackoff");
         Duration initial = in.duration(initialKey, Duration.ofMillis(20));
-        Duration max = in.duration(key("routing", "retryMaxBackoff"), Duration.ofMillis(500));
-        if (initial.compareTo(max) > 0) {
+        ConfigKey maxKey = key("routing", "retryMaxBackoff");
+        Duration max = in.duration(maxKey, Duration.ofMillis(500));
+        if (max.compareTo(MIN_RETRY_MAX_BACKOFF) < 0) {
+            // Retries end with the request's budget, not a count: the ceiling is what spaces them out.
+            in.problem(maxKey, "must be at least " + MIN_RETRY_MAX_BACKOFF.toMillis() + "ms (was " + max.toMillis()
+                    + "ms): a request whose partitions keep being rejected is retried until its budget ends, "
+                    + "so a smaller ceiling retries it hundreds of times a second");
+        } else if (initial.compareTo(max) > 0) {
             in.problem(initialKey, "must not exceed routing.retryMaxBackoff (" + initial.toMillis() + "ms > "
                     + max.toMillis() + "ms)");
         }

@@ -209,6 +209,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aRetryBackoffCeilingTooSmallToSpaceRetriesOutIsRefused() {
+        ConfigException error = parseFailure(MINIMAL + """
+                routing: { retryInitialBackoff: 1ms, retryMaxBackoff: 5ms }
+                """);
+
+        assertThat(error.problems()).singleElement().asString()
+                .startsWith("config.yaml: routing.retryMaxBackoff: must be at least 10ms (was 5ms)");
+    }
+
+    @Test
     void etcdPrefixMustBeAnAbsoluteKeyPrefix() {
         ConfigException error = parseFailure(MINIMAL.replace("etcd: {", "etcd: { prefix: kafscale/,"));
 
