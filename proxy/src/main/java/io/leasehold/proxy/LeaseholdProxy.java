@@ -192,22 +192,20 @@ public final class LeaseholdProxy implements AutoCloseable {
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));
         RequestHandler handler = sasl != null ? sasl : requests;
-        ProxyConfig.Listener listener = config.listener();
-        FrontendServer.ClientSecurity clientSecurity = new FrontendServer.ClientSecurity(
-                listener.tlsClientAuth() == ProxyConfig.ClientAuth.NONE ? null
-                        : new ClientCertificatePrincipals(listener.tlsPrincipal()),
-                sasl != null ? sasl.frameCap() : FrameCap.NONE);
         this.reachability = new BackendReachability(control, router, alloc);
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
                 budget.limit() >> 20, PlatformDependent.maxDirectMemory() >> 20);
         metrics.bindMemoryBudget(budget);
-        this.frontend = new FrontendServer(config.listener().host(), config.listener().port(), nodePorts(config),
-                bossGroup, workerGroup, handler, connector, metrics, new FrontendServer.Limits(limits.maxFrameBytes(),
-                limits.maxConnections(), limits.idleTimeout(), limits.maxInFlightPerConnection(),
-                limits.tlsHandshakeTimeout(), limits.maxConnectionsPerIp(), limits.firstRequestTimeout(),
-                limits.frameCompletionTimeout(), limits.acceptsPerSecond(), limits.tlsHandshakesPerSecond(),
-                limits.maxPartitionsPerRequest(), limits.maxTopicsPerMetadataRequest(),
-                limits.requestsPerSecondPerConnection()), listenerTls(tls), budget, clientSecurity);
+        ProxyConfig.Listener listener = config.listener();
+        this.frontend = FrontendServer.builder(listener.host(), listener.port(), bossGroup, workerGroup, handler,
+                        connector, metrics, listenerLimits(limits))
+                .nodePorts(nodePorts(config))
+                .tls(listenerTls(tls))
+                .budget(budget)
+                .certificatePrincipals(listener.tlsClientAuth() == ProxyConfig.ClientAuth.NONE ? null
+                        : new ClientCertificatePrincipals(listener.tlsPrincipal()))
+                .frameCap(sasl != null ? sasl.frameCap() : FrameCap.NONE)
+                .build();
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
         this.admin = new AdminServer(config.admin().host(), config.admin().port(),
                 config.admin().routes() == ProxyConfig.RoutesAccess.OPEN,
@@ -265,6 +263,25 @@ public final class LeaseholdProxy implements AutoCloseable {
             ports.add(new FrontendServer.NodePort("node-" + (shown.firstNodeId() + i), shown.nodePortBase() + i));
         }
         return ports;
+    }
+
+    /** The configured client limits, all but the memory budget, which the whole proxy shares. */
+    static FrontendServer.Limits listenerLimits(ProxyConfig.Limits limits) {
+        return FrontendServer.Limits.builder()
+                .maxFrameBytes(limits.maxFrameBytes())
+                .maxConnections(limits.maxConnections())
+                .idleTimeout(limits.idleTimeout())
+                .maxInFlightPerConnection(limits.maxInFlightPerConnection())
+                .tlsHandshakeTimeout(limits.tlsHandshakeTimeout())
+                .maxConnectionsPerIp(limits.maxConnectionsPerIp())
+                .firstRequestTimeout(limits.firstRequestTimeout())
+                .frameCompletionTimeout(limits.frameCompletionTimeout())
+                .acceptsPerSecond(limits.acceptsPerSecond())
+                .tlsHandshakesPerSecond(limits.tlsHandshakesPerSecond())
+                .maxPartitionsPerRequest(limits.maxPartitionsPerRequest())
+                .maxTopicsPerMetadataRequest(limits.maxTopicsPerMetadataRequest())
+                .requestsPerSecondPerConnection(limits.requestsPerSecondPerConnection())
+                .build();
     }
 
     /** The listener's current context for each new client connection, {@code null} for a plaintext listener. */

@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -54,7 +55,7 @@ public final class FrontendServer implements AutoCloseable {
      * closed at once. One request names at most {@code maxPartitionsPerRequest} partitions, one
      * Metadata request at most {@code maxTopicsPerMetadataRequest} topics. One connection starts
      * at most {@code requestsPerSecondPerConnection} requests a second; further ones wait, and
-     * the connection is not read meanwhile.
+     * the connection is not read meanwhile. Built with {@link #builder()}.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
@@ -62,30 +63,109 @@ public final class FrontendServer implements AutoCloseable {
                          int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest,
                          int requestsPerSecondPerConnection) {
 
-        /** Limits without a request rate per connection. */
-        public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
-                      Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
-                      Duration frameCompletionTimeout, int acceptsPerSecond, int tlsHandshakesPerSecond,
-                      int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest) {
-            this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
-                    maxConnectionsPerIp, firstRequestTimeout, frameCompletionTimeout, acceptsPerSecond,
-                    tlsHandshakesPerSecond, maxPartitionsPerRequest, maxTopicsPerMetadataRequest, Integer.MAX_VALUE);
+        /**
+         * Limits set one by one. {@code idleTimeout} and {@code tlsHandshakeTimeout} must be set;
+         * every other count and rate is unbounded unless set, and a connection's first request
+         * and each of its frames may take as long as it may stay idle unless those are set.
+         */
+        public static Builder builder() {
+            return new Builder();
         }
 
-        /** Limits without rate limits or request bounds beyond the frame size. */
-        public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
-                      Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
-                      Duration frameCompletionTimeout) {
-            this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
-                    maxConnectionsPerIp, firstRequestTimeout, frameCompletionTimeout, Integer.MAX_VALUE,
-                    Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
-        }
+        /** The limits of a {@link Limits}, each named; see {@link Limits#builder}. */
+        public static final class Builder {
+            private int maxFrameBytes = Integer.MAX_VALUE;
+            private int maxConnections = Integer.MAX_VALUE;
+            private Duration idleTimeout;
+            private int maxInFlightPerConnection = Integer.MAX_VALUE;
+            private Duration tlsHandshakeTimeout;
+            private int maxConnectionsPerIp = Integer.MAX_VALUE;
+            private Duration firstRequestTimeout;
+            private Duration frameCompletionTimeout;
+            private int acceptsPerSecond = Integer.MAX_VALUE;
+            private int tlsHandshakesPerSecond = Integer.MAX_VALUE;
+            private int maxPartitionsPerRequest = Integer.MAX_VALUE;
+            private int maxTopicsPerMetadataRequest = Integer.MAX_VALUE;
+            private int requestsPerSecondPerConnection = Integer.MAX_VALUE;
 
-        /** Limits without a separate per-address cap, whose first request and frames may take up to {@code idleTimeout}. */
-        public Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
-                      Duration tlsHandshakeTimeout) {
-            this(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection, tlsHandshakeTimeout,
-                    maxConnections, idleTimeout, idleTimeout);
+            private Builder() {
+            }
+
+            public Builder maxFrameBytes(int maxFrameBytes) {
+                this.maxFrameBytes = maxFrameBytes;
+                return this;
+            }
+
+            public Builder maxConnections(int maxConnections) {
+                this.maxConnections = maxConnections;
+                return this;
+            }
+
+            public Builder idleTimeout(Duration idleTimeout) {
+                this.idleTimeout = idleTimeout;
+                return this;
+            }
+
+            public Builder maxInFlightPerConnection(int maxInFlightPerConnection) {
+                this.maxInFlightPerConnection = maxInFlightPerConnection;
+                return this;
+            }
+
+            public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) {
+                this.tlsHandshakeTimeout = tlsHandshakeTimeout;
+                return this;
+            }
+
+            public Builder maxConnectionsPerIp(int maxConnectionsPerIp) {
+                this.maxConnectionsPerIp = maxConnectionsPerIp;
+                return this;
+            }
+
+            public Builder firstRequestTimeout(Duration firstRequestTimeout) {
+                this.firstRequestTimeout = firstRequestTimeout;
+                return this;
+            }
+
+            public Builder frameCompletionTimeout(Duration frameCompletionTimeout) {
+                this.frameCompletionTimeout = frameCompletionTimeout;
+                return this;
+            }
+
+            public Builder acceptsPerSecond(int acceptsPerSecond) {
+                this.acceptsPerSecond = acceptsPerSecond;
+                return this;
+            }
+
+            public Builder tlsHandshakesPerSecond(int tlsHandshakesPerSecond) {
+                this.tlsHandshakesPerSecond = tlsHandshakesPerSecond;
+                return this;
+            }
+
+            public Builder maxPartitionsPerRequest(int maxPartitionsPerRequest) {
+                this.maxPartitionsPerRequest = maxPartitionsPerRequest;
+                return this;
+            }
+
+            public Builder maxTopicsPerMetadataRequest(int maxTopicsPerMetadataRequest) {
+                this.maxTopicsPerMetadataRequest = maxTopicsPerMetadataRequest;
+                return this;
+            }
+
+            public Builder requestsPerSecondPerConnection(int requestsPerSecondPerConnection) {
+                this.requestsPerSecondPerConnection = requestsPerSecondPerConnection;
+                return this;
+            }
+
+            public Limits build() {
+                Objects.requireNonNull(idleTimeout, "idleTimeout");
+                Objects.requireNonNull(tlsHandshakeTimeout, "tlsHandshakeTimeout");
+                return new Limits(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection,
+                        tlsHandshakeTimeout, maxConnectionsPerIp,
+                        firstRequestTimeout != null ? firstRequestTimeout : idleTimeout,
+                        frameCompletionTimeout != null ? frameCompletionTimeout : idleTimeout,
+                        acceptsPerSecond, tlsHandshakesPerSecond, maxPartitionsPerRequest,
+                        maxTopicsPerMetadataRequest, requestsPerSecondPerConnection);
+            }
         }
     }
 
@@ -118,90 +198,115 @@ public final class FrontendServer implements AutoCloseable {
     private final ActiveRequests active = new ActiveRequests();
     private final List<Channel> serverChannels = new ArrayList<>();
     private final MemoryBudget budget;
-    private final ClientSecurity security;
+    private final ClientCertificatePrincipals certificatePrincipals;
+    private final FrameCap frameCap;
     private final TokenBucket accepts;
     private final TokenBucket handshakes;
 
-    /** A plaintext listener. */
-    public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                          RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
-        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, (SslContext) null);
-    }
-
     /**
-     * A listener on the bootstrap port only, with one TLS context for its life and a memory budget
-     * that never pauses reading (tests of other limits).
-     *
-     * @param tls the server TLS context every client connection starts with; {@code null} for a
-     *            plaintext listener
+     * A listener on {@code host}:{@code port} (port 0 picks a free port) whose connections run on
+     * {@code workerGroup}, accepted on {@code bossGroup}, have their requests handled by
+     * {@code router} (which reaches brokers through {@code connector}), are counted in
+     * {@code metrics} and held to {@code limits}. Unless the builder says otherwise it listens on
+     * no node port, in plaintext, under a memory budget that never pauses reading, names no
+     * principal from certificates, and caps frames only by {@code limits}.
      */
-    public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                          RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
-                          SslContext tls) {
-        this(host, port, bossGroup, workerGroup, router, connector, metrics, limits, tls, new MemoryBudget(Long.MAX_VALUE));
+    public static Builder builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                                  RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
+                                  Limits limits) {
+        return new Builder(host, port, bossGroup, workerGroup, router, connector, metrics, limits);
     }
 
-    /**
-     * A listener on the bootstrap port only, with one TLS context for its life.
-     *
-     * @param budget the proxy-wide memory budget; while it is exhausted no client connection reads
-     */
-    public FrontendServer(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                          RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits,
-                          SslContext tls, MemoryBudget budget) {
-        this(host, port, List.of(), bossGroup, workerGroup, router, connector, metrics, limits,
-                tls == null ? null : () -> tls, budget);
-    }
-
-    /** A listener that names no principal from certificates and caps frames only by {@code limits}. */
-    public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
-                          EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
-                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls, MemoryBudget budget) {
-        this(host, port, nodePorts, bossGroup, workerGroup, router, connector, metrics, limits, tls, budget,
-                new ClientSecurity(null, FrameCap.NONE));
-    }
-
-    /**
-     * How the listener names and limits clients beyond TLS itself.
-     *
-     * @param certificatePrincipals names the principal of a client that presented a verified
-     *                              certificate; {@code null} where the listener verifies none
-     * @param frameCap              a lower frame limit for a while, checked on each length prefix
-     *                              (before SASL authentication)
-     */
-    public record ClientSecurity(ClientCertificatePrincipals certificatePrincipals, FrameCap frameCap) {
-    }
-
-    /**
-     * @param nodePorts further ports served exactly like {@code port}, all on {@code host}
-     * @param tls       the server TLS context for the next client connection, asked once per connection
-     *                  (it changes when the certificate files are reloaded; open connections keep theirs);
-     *                  {@code null} for a plaintext listener
-     * @param budget    the proxy-wide memory budget; while it is exhausted no client connection reads
-     * @param security  client certificate principals and the pre-authentication frame cap
-     */
-    public FrontendServer(String host, int port, List<NodePort> nodePorts, EventLoopGroup bossGroup,
-                          EventLoopGroup workerGroup, RequestHandler router, BackendConnector connector,
-                          ProxyMetrics metrics, Limits limits, Supplier<SslContext> tls, MemoryBudget budget,
-                          ClientSecurity security) {
-        this.security = security;
-        this.host = host;
-        this.port = port;
-        this.nodePorts = List.copyOf(nodePorts);
-        this.bossGroup = bossGroup;
-        this.workerGroup = workerGroup;
-        this.router = router;
-        this.connector = connector;
-        this.metrics = metrics;
-        this.limits = limits;
-        this.tls = tls;
+    private FrontendServer(Builder parts) {
+        this.host = parts.host;
+        this.port = parts.port;
+        this.nodePorts = parts.nodePorts;
+        this.bossGroup = parts.bossGroup;
+        this.workerGroup = parts.workerGroup;
+        this.router = parts.router;
+        this.connector = parts.connector;
+        this.metrics = parts.metrics;
+        this.limits = parts.limits;
+        this.tls = parts.tls;
+        this.budget = parts.budget;
+        this.certificatePrincipals = parts.certificatePrincipals;
+        this.frameCap = parts.frameCap;
         this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxConnectionsPerIp());
         this.warnings = WarningRateLimiter.perSecond();
-        this.budget = budget;
         this.accepts = new TokenBucket(limits.acceptsPerSecond(), System::nanoTime);
         this.handshakes = new TokenBucket(limits.tlsHandshakesPerSecond(), System::nanoTime);
         budget.addListener(exhausted -> clients.forEach(
                 ch -> ch.pipeline().fireUserEventTriggered(ClientConnectionHandler.BUDGET_CHANGED)));
+    }
+
+    /** The optional parts of a {@link FrontendServer}; see {@link FrontendServer#builder}. */
+    public static final class Builder {
+        private final String host;
+        private final int port;
+        private final EventLoopGroup bossGroup;
+        private final EventLoopGroup workerGroup;
+        private final RequestHandler router;
+        private final BackendConnector connector;
+        private final ProxyMetrics metrics;
+        private final Limits limits;
+        private List<NodePort> nodePorts = List.of();
+        private Supplier<SslContext> tls;
+        private MemoryBudget budget = new MemoryBudget(Long.MAX_VALUE);
+        private ClientCertificatePrincipals certificatePrincipals;
+        private FrameCap frameCap = FrameCap.NONE;
+
+        private Builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                        RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
+            this.host = host;
+            this.port = port;
+            this.bossGroup = bossGroup;
+            this.workerGroup = workerGroup;
+            this.router = router;
+            this.connector = connector;
+            this.metrics = metrics;
+            this.limits = limits;
+        }
+
+        /** Further ports served exactly like the bootstrap port, all on the same host. */
+        public Builder nodePorts(List<NodePort> nodePorts) {
+            this.nodePorts = List.copyOf(nodePorts);
+            return this;
+        }
+
+        /**
+         * The server TLS context for the next client connection, asked once per connection (it
+         * changes when the certificate files are reloaded; open connections keep theirs);
+         * {@code null} for a plaintext listener.
+         */
+        public Builder tls(Supplier<SslContext> tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /** The proxy-wide memory budget; while it is exhausted no client connection reads. */
+        public Builder budget(MemoryBudget budget) {
+            this.budget = budget;
+            return this;
+        }
+
+        /**
+         * Names the principal of a client that presented a verified certificate; {@code null}
+         * where the listener verifies none.
+         */
+        public Builder certificatePrincipals(ClientCertificatePrincipals certificatePrincipals) {
+            this.certificatePrincipals = certificatePrincipals;
+            return this;
+        }
+
+        /** A lower frame limit for a while, checked on each length prefix (before SASL authentication). */
+        public Builder frameCap(FrameCap frameCap) {
+            this.frameCap = frameCap;
+            return this;
+        }
+
+        public FrontendServer build() {
+            return new FrontendServer(this);
+        }
     }
 
     /**
@@ -245,14 +350,14 @@ public final class FrontendServer implements AutoCloseable {
                             SslHandler ssl = tls.get().newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
                             ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics, warnings));
-                            if (security.certificatePrincipals() != null) {
+                            if (certificatePrincipals != null) {
                                 ch.pipeline().addLast(new CertificatePrincipalHandler(
-                                        security.certificatePrincipals(), metrics, warnings));
+                                        certificatePrincipals, metrics, warnings));
                             }
                         }
                         // Below the prepender: streamed responses carry the broker's own length prefix.
                         ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();
-                        KafkaFrameDecoder frames = new KafkaFrameDecoder(limits.maxFrameBytes(), security.frameCap());
+                        KafkaFrameDecoder frames = new KafkaFrameDecoder(limits.maxFrameBytes(), frameCap);
                         ch.pipeline().addLast(
                                 streamWriter,
                                 frames,

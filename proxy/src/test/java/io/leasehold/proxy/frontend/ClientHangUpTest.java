@@ -57,11 +57,12 @@ class ClientHangUpTest {
             client.work().track(work);
             return CompletableFuture.<ReferenceCounted>completedFuture(null);
         };
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, sendsAfterHangUp,
+        server = FrontendServer.builder("127.0.0.1", 0, boss, workers, sendsAfterHangUp,
                 BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(2),
                         Duration.ofSeconds(2), 1024), new BackendListener() { }).build(),
-                new ProxyMetrics(new SimpleMeterRegistry()), new FrontendServer.Limits(1024, 3, Duration.ofSeconds(30), 8,
-                Duration.ofSeconds(10)));
+                new ProxyMetrics(new SimpleMeterRegistry()), FrontendServer.Limits.builder().maxFrameBytes(1024)
+                        .maxConnections(3).idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(8)
+                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build()).build();
     }
 
     @AfterEach

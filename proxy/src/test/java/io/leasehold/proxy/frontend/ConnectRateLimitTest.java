@@ -48,9 +48,13 @@ class ConnectRateLimitTest {
     }
 
     private void start(int acceptsPerSecond, int handshakesPerSecond, SslContext tls) throws InterruptedException {
-        listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry, new FrontendServer.Limits(1024, 1000,
-                Duration.ofSeconds(30), 8, Duration.ofSeconds(10), 1000, Duration.ofSeconds(30), Duration.ofSeconds(30),
-                acceptsPerSecond, handshakesPerSecond, 100, 100), new MemoryBudget(Long.MAX_VALUE), tls);
+        listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry, FrontendServer.Limits.builder()
+                .maxFrameBytes(1024).maxConnections(1000).idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(8)
+                .tlsHandshakeTimeout(Duration.ofSeconds(10)).maxConnectionsPerIp(1000)
+                .firstRequestTimeout(Duration.ofSeconds(30)).frameCompletionTimeout(Duration.ofSeconds(30))
+                .acceptsPerSecond(acceptsPerSecond).tlsHandshakesPerSecond(handshakesPerSecond)
+                .maxPartitionsPerRequest(100).maxTopicsPerMetadataRequest(100).build(),
+                new MemoryBudget(Long.MAX_VALUE), tls);
         port = listener.port();
     }
 

@@ -52,7 +52,9 @@ class FrontendBackpressureTest {
             return answer;
         };
         listener = new LoopbackListener((request, client) -> handler.handle(request, client), new SimpleMeterRegistry(),
-                new FrontendServer.Limits(1 << 20, 10, Duration.ofSeconds(30), MAX_IN_FLIGHT, Duration.ofSeconds(10)));
+                FrontendServer.Limits.builder().maxFrameBytes(1 << 20).maxConnections(10)
+                        .idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(MAX_IN_FLIGHT)
+                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build());
         port = listener.port();
     }
 

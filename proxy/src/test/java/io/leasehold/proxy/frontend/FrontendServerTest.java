@@ -29,7 +29,9 @@ class FrontendServerTest {
     @BeforeEach
     void start() throws InterruptedException {
         listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry,
-                new FrontendServer.Limits(MAX_FRAME, 3, Duration.ofSeconds(2), 8, Duration.ofSeconds(10)));
+                FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME).maxConnections(3)
+                        .idleTimeout(Duration.ofSeconds(2)).maxInFlightPerConnection(8)
+                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build());
         port = listener.port();
     }
 

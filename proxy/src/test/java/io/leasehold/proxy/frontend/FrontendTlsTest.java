@@ -20,6 +20,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
@@ -73,12 +74,16 @@ class FrontendTlsTest {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         registry = new SimpleMeterRegistry();
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
-                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
-                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, MAX_CONNECTIONS, Duration.ofSeconds(2), 8,
-                        handshakeTimeout),
-                new ServerSslContextFactory("test.yaml").create(listener));
+        SslContext context = new ServerSslContextFactory("test.yaml").create(listener);
+        server = FrontendServer.builder("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
+                        BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
+                                Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { })
+                                .build(),
+                        new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME)
+                                .maxConnections(MAX_CONNECTIONS).idleTimeout(Duration.ofSeconds(2))
+                                .maxInFlightPerConnection(8).tlsHandshakeTimeout(handshakeTimeout).build())
+                .tls(() -> context)
+                .build();
         port = server.start().getPort();
     }
 

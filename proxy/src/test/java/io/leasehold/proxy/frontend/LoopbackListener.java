@@ -37,10 +37,13 @@ final class LoopbackListener implements AutoCloseable {
                      SslContext tls) throws InterruptedException {
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindMemoryBudget(budget);
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, handler,
-                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), 1024), new BackendListener() { }).build(),
-                metrics, limits, tls, budget);
+        server = FrontendServer.builder("127.0.0.1", 0, boss, workers, handler,
+                        BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
+                                Duration.ofSeconds(1), Duration.ofSeconds(1), 1024), new BackendListener() { }).build(),
+                        metrics, limits)
+                .tls(tls == null ? null : () -> tls)
+                .budget(budget)
+                .build();
         port = server.start().getPort();
     }
 

@@ -53,8 +53,9 @@ class MemoryBudgetBackpressureTest {
             held.add(() -> answer.complete(KafkaWire.ANSWER_EVERYTHING.handle(request, client).join()));
             return answer;
         };
-        listener = new LoopbackListener(handler, registry, new FrontendServer.Limits(1 << 20, 10,
-                Duration.ofSeconds(30), 64, Duration.ofSeconds(10)), budget);
+        listener = new LoopbackListener(handler, registry, FrontendServer.Limits.builder()
+                .maxFrameBytes(1 << 20).maxConnections(10).idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(64)
+                .tlsHandshakeTimeout(Duration.ofSeconds(10)).build(), budget);
         port = listener.port();
     }
 

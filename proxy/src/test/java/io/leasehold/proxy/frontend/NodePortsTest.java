@@ -38,11 +38,14 @@ class NodePortsTest {
     }
 
     private FrontendServer server(List<FrontendServer.NodePort> nodePorts) {
-        return new FrontendServer("127.0.0.1", 0, nodePorts, boss, workers, KafkaWire.ANSWER_EVERYTHING,
-                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), 1024), new BackendListener() { }).build(),
-                new ProxyMetrics(registry), new FrontendServer.Limits(1024, 10, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(10)), null, new MemoryBudget(Long.MAX_VALUE));
+        return FrontendServer.builder("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
+                        BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
+                                Duration.ofSeconds(1), Duration.ofSeconds(1), 1024), new BackendListener() { }).build(),
+                        new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(1024).maxConnections(10)
+                                .idleTimeout(Duration.ofSeconds(10)).maxInFlightPerConnection(8)
+                                .tlsHandshakeTimeout(Duration.ofSeconds(10)).build())
+                .nodePorts(nodePorts)
+                .build();
     }
 
     /**

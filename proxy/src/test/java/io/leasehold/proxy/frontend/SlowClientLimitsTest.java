@@ -51,8 +51,10 @@ class SlowClientLimitsTest {
         // Loads the request classes now: building the first request must not eat into the first-request deadline.
         apiVersionsRequest(0);
         listener = new LoopbackListener((request, client) -> handler.handle(request, client), registry,
-                new FrontendServer.Limits(1024, 10, IDLE, 8, Duration.ofSeconds(10), PER_IP, FIRST_REQUEST,
-                        FRAME_COMPLETION));
+                FrontendServer.Limits.builder().maxFrameBytes(1024).maxConnections(10).idleTimeout(IDLE)
+                        .maxInFlightPerConnection(8).tlsHandshakeTimeout(Duration.ofSeconds(10))
+                        .maxConnectionsPerIp(PER_IP).firstRequestTimeout(FIRST_REQUEST)
+                        .frameCompletionTimeout(FRAME_COMPLETION).build());
         server = listener.server();
         port = listener.port();
     }

@@ -89,11 +89,12 @@ class OAuthBearerGateTest {
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("OAUTHBEARER"), null,
                 new OAuthBearerSettings(jwks, TestTokens.ISSUER, List.of(TestTokens.AUDIENCE), "sub",
                         Duration.ofSeconds(30)), maxReauth), new AuthenticationMetrics(registry));
-        server = new FrontendServer("127.0.0.1", 0, boss, workers, gate,
+        server = FrontendServer.builder("127.0.0.1", 0, boss, workers, gate,
                 BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
                         Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
-                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(10)));
+                new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME).maxConnections(50)
+                        .idleTimeout(Duration.ofSeconds(10)).maxInFlightPerConnection(8)
+                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build()).build();
         port = server.start().getPort();
     }
 

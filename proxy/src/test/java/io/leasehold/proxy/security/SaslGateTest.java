@@ -6,7 +6,6 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.frontend.FrontendServer;
-import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -99,12 +98,15 @@ class SaslGateTest {
         registry = new SimpleMeterRegistry();
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
                 UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry));
-        server = new FrontendServer("127.0.0.1", 0, List.of(), boss, workers, gate,
-                BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
-                new ProxyMetrics(registry), new FrontendServer.Limits(MAX_FRAME, 50, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(10)), null, new MemoryBudget(Long.MAX_VALUE),
-                new FrontendServer.ClientSecurity(null, gate.frameCap()));
+        server = FrontendServer.builder("127.0.0.1", 0, boss, workers, gate,
+                        BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
+                                Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { })
+                                .build(),
+                        new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME)
+                                .maxConnections(50).idleTimeout(Duration.ofSeconds(10)).maxInFlightPerConnection(8)
+                                .tlsHandshakeTimeout(Duration.ofSeconds(10)).build())
+                .frameCap(gate.frameCap())
+                .build();
         port = server.start().getPort();
     }
 
