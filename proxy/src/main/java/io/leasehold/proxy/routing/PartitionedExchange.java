@@ -88,8 +88,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final OwnerRouter router;
     private final ProxyMetrics metrics;
     private final RetriesGivenUp givenUp;
-    /** Why partitions left to retry were not retried; null while retrying is allowed. */
-    private volatile RetriesGivenUp.Reason stopped;
     private final Map<Key, P> results = new ConcurrentHashMap<>();
     private final Queue<ByteBuf> responseFrames = new ConcurrentLinkedQueue<>();
     /** Where the record sets of {@link #responseFrames} lie: the merged response carries them as slices. */
@@ -198,7 +196,9 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                     reportGivenUp(List.copyOf(unreachableGivenUp), RetriesGivenUp.Reason.UNREACHABLE);
                 }
                 if (!attempt.retry().isEmpty()) {
-                    reportGivenUp(attempt.retry(), stopped);
+                    // Attempts are not counted, so only the budget or a departed client ends retries.
+                    reportGivenUp(attempt.retry(), answerWanted() ? RetriesGivenUp.Reason.BUDGET
+                            : RetriesGivenUp.Reason.CLIENT_GONE);
                 }
                 return assemble();
             } finally {
@@ -470,12 +470,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** An attempt that leaves {@code retry} to do: retried only within budget and while the answer is wanted. */
     private Attempt<T, E> retrying(List<Entry<T, E>> retry) {
-        boolean wanted = api.continuesWithoutClient(request) || client.work().clientConnected();
-        boolean inBudget = budget.allowsAnotherAttempt();
-        if (!retry.isEmpty() && !(wanted && inBudget)) {
-            stopped = wanted ? RetriesGivenUp.Reason.BUDGET : RetriesGivenUp.Reason.CLIENT_GONE;
-        }
-        return new Attempt<>(retry, null, !retry.isEmpty() && wanted && inBudget);
+        return new Attempt<>(retry, null, !retry.isEmpty() && answerWanted() && budget.allowsAnotherAttempt());
+    }
+
+    /** True while someone waits for the answer: the client, or nobody needs to (acks=0). */
+    private boolean answerWanted() {
+        return api.continuesWithoutClient(request) || client.work().clientConnected();
     }
 
     private Attempt<T, E> finished(ReferenceCounted raw) {
