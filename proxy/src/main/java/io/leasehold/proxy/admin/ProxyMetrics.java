@@ -135,13 +135,12 @@ public final class ProxyMetrics implements AutoCloseable {
     }
 
     /**
-     * Partitions the proxy stopped retrying, so the client got the broker's rejection and retries
-     * itself. {@code reason}: "budget" (no time left in the request's retry budget),
+     * Partitions the proxy stopped retrying, so the client got the rejection and retries itself. {@code reason}: "budget" (no time left in the request's retry budget),
      * "unreachable" (its broker could not be reached on several attempts) or "client_gone".
      */
     public void retriesGivenUp(ApiKeys api, String reason, int partitions) {
         retriesGivenUp.computeIfAbsent(api.name + "/" + reason, key -> Counter.builder("leasehold.requests.retries.given.up")
-                .description("Partitions answered with a broker's rejection because the proxy stopped retrying them, "
+                .description("Partitions answered with a rejection because the proxy stopped retrying them, "
                         + "by API and reason")
                 .tag("api", api.name)
                 .tag("reason", reason)
