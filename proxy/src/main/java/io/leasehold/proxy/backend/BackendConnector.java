@@ -104,7 +104,6 @@ public final class BackendConnector {
         private Builder(Settings settings, BackendListener metrics) {
             this.settings = settings;
             this.metrics = metrics;
-            this.names = BrokerNameResolution.ofThisHost(settings.connectTimeout());
         }
 
         /**
@@ -116,7 +115,7 @@ public final class BackendConnector {
             return this;
         }
 
-        /** Resolves broker host names off the event loops' critical path. */
+        /** Resolves broker host names off the event loops' critical path; {@code null} for this host's name servers. */
         public Builder names(BrokerNameResolution names) {
             this.names = names;
             return this;
@@ -138,6 +137,9 @@ public final class BackendConnector {
         }
 
         public BackendConnector build() {
+            if (names == null) {
+                names = BrokerNameResolution.ofThisHost(settings.connectTimeout());
+            }
             return new BackendConnector(this);
         }
     }
