@@ -25,16 +25,14 @@ public final class ChildProcessStopper {
     private static final long POLL_MILLIS = 50;
 
     private final ProcessHandle parent;
-    private final Duration grace;
 
-    private ChildProcessStopper(ProcessHandle parent, Duration grace) {
+    private ChildProcessStopper(ProcessHandle parent) {
         this.parent = parent;
-        this.grace = grace;
     }
 
     /** Makes this JVM stop every process it started, and their descendants, when it shuts down. */
     public static void stopChildrenWhenThisJvmExits() {
-        ChildProcessStopper stopper = new ChildProcessStopper(ProcessHandle.current(), GRACE);
+        ChildProcessStopper stopper = new ChildProcessStopper(ProcessHandle.current());
         Runtime.getRuntime().addShutdownHook(new Thread(stopper::stopAll, "stop-child-processes"));
     }
 
@@ -48,7 +46,7 @@ public final class ChildProcessStopper {
         // Handles are kept once seen: a descendant whose parent exits first is re-parented and
         // no longer listed, yet it is still one of ours.
         Set<ProcessHandle> stopping = new HashSet<>();
-        signalUntilGone(stopping, ProcessHandle::destroy, grace);
+        signalUntilGone(stopping, ProcessHandle::destroy, GRACE);
         stopping.forEach(ProcessHandle::destroyForcibly);
         signalUntilGone(stopping, ProcessHandle::destroyForcibly, KILL_WAIT);
     }
