@@ -127,7 +127,8 @@ public final class BackendSession implements AutoCloseable {
      * Sends an idempotent read (Metadata, ApiVersions, describe-style admin requests) to the
      * first of {@code candidates} that answers. Each broker gets {@code backends.controlRequestTimeout};
      * one that cannot be reached, drops the connection or does not answer in time is skipped, so
-     * one hung broker delays the answer by that timeout instead of failing it.
+     * one hung broker delays the answer by that timeout instead of failing it. A request that
+     * cannot be encoded fails the returned future.
      */
     public CompletableFuture<ByteBuf> sendToAny(List<BrokerAddress> candidates, Supplier<ByteBuf> request) {
         return sendToAny(candidates, 0, request, connector.controlRequestTimeout(), true, null);
@@ -149,7 +150,15 @@ public final class BackendSession implements AutoCloseable {
                     "no broker answered among " + candidates.size() + " candidates"
                             + (lastError == null ? "" : ": " + lastError.getMessage()), lastError));
         }
-        return send(candidates.get(index), request.get(), deadline).handle((response, error) -> {
+        ByteBuf encoded;
+        try {
+            encoded = request.get();
+        } catch (RuntimeException e) {
+            // A request that cannot be written (e.g. a field its version lacks) fails its future:
+            // callers that cache or share the future must see it end, not an exception thrown past it.
+            return CompletableFuture.failedFuture(e);
+        }
+        return send(candidates.get(index), encoded, deadline).handle((response, error) -> {
             Throwable cause = unwrap(error);
             boolean skip = cause instanceof BackendUnreachableException
                     || idempotent && cause instanceof BackendOutcomeUnknownException;

@@ -32,6 +32,8 @@ final class MetadataService implements TopicNameResolver {
     /** Metadata version used to learn topic ids (first version with ids everywhere we need them). */
     private static final short TOPIC_ID_VERSION = 12;
     private static final int MAX_CACHED = 256;
+    /** First Metadata version with {@code allowAutoTopicCreation}; below it a named topic may be created. */
+    static final short FIRST_NO_CREATE_VERSION = 4;
 
     private record Key(short version, MetadataRequestData request) {
     }
@@ -84,7 +86,15 @@ final class MetadataService implements TopicNameResolver {
         if (cache.size() > MAX_CACHED) {
             evict(now);
         }
-        fetch(request, version).whenComplete((response, error) -> {
+        CompletableFuture<MetadataResponseData> fetched;
+        try {
+            fetched = fetch(request, version);
+        } catch (RuntimeException e) {
+            fetched = CompletableFuture.failedFuture(e);
+        }
+        // A failed answer leaves the cache at once, so the next identical request asks again
+        // instead of sharing a failure (or, were it never completed, waiting forever).
+        fetched.whenComplete((response, error) -> {
             if (error != null) {
                 cache.remove(key, mine);
                 created.completeExceptionally(error);
@@ -134,7 +144,7 @@ final class MetadataService implements TopicNameResolver {
     }
 
     private CompletableFuture<MetadataResponseData> fetch(MetadataRequestData request, short clientVersion) {
-        short version = bridges.get().target(ApiKeys.METADATA, clientVersion);
+        short version = backendVersion(request, clientVersion);
         return backends.sendToAny(router.anyBrokerOrder(spread.getAndIncrement()),
                 () -> KafkaMessages.encodeRequest(alloc, ApiKeys.METADATA, version, "leasehold-proxy", request))
                 .thenApply(frame -> {
@@ -146,6 +156,20 @@ final class MetadataService implements TopicNameResolver {
                         frame.release();
                     }
                 });
+    }
+
+    /**
+     * The version the backends are asked in: the bridge's choice, but at least the first version
+     * that can say "do not create" when auto-creation is off (below it, asking names a topic to
+     * create), so a v0-3 client without CREATE creates nothing.
+     */
+    private short backendVersion(MetadataRequestData request, short clientVersion) {
+        VersionBridge bridge = bridges.get();
+        short version = bridge.target(ApiKeys.METADATA, clientVersion);
+        if (!request.allowAutoTopicCreation() && version < FIRST_NO_CREATE_VERSION) {
+            return bridge.target(ApiKeys.METADATA, FIRST_NO_CREATE_VERSION);
+        }
+        return version;
     }
 
     private void learnTopicIds(MetadataResponseData response) {
