@@ -175,8 +175,8 @@ public final class RequestRouter implements RequestHandler {
                         coordinators.answer(find, request.version()), client.principal()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
-                boolean namesTopics = metadataRequest.topics() != null;
-                metadataAccess.beforeForwarding(metadataRequest, client.principal());
+                MetadataAccess.Question question = metadataAccess.beforeForwarding(metadataRequest,
+                        request.version(), client.principal());
                 return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
                     try {
                         MetadataResponseData answer = response;
@@ -188,7 +188,7 @@ public final class RequestRouter implements RequestHandler {
                             answer = metadata.noBrokerAnswered(metadataRequest);
                         }
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
-                                request.correlationId(), metadataAccess.visible(namesTopics, answer, client.principal()));
+                                request.correlationId(), metadataAccess.visible(question, answer, client.principal()));
                     } finally {
                         request.release();
                     }

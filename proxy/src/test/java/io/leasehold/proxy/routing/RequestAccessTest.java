@@ -69,20 +69,25 @@ class RequestAccessTest {
         for (String name : List.of("orders-eu", "payments")) {
             shared.topics().add(new MetadataResponseData.MetadataResponseTopic().setName(name));
         }
+        MetadataAccess.Question all = metadata.beforeForwarding(new MetadataRequestData().setTopics(null),
+                (short) 12, ALICE);
+        MetadataAccess.Question named = metadata.beforeForwarding(new MetadataRequestData()
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("payments"))), (short) 12,
+                ALICE);
 
-        assertThat(metadata.visible(false, shared, ALICE).topics()).extracting(t -> t.name())
+        assertThat(metadata.visible(all, shared, ALICE).topics()).extracting(t -> t.name())
                 .containsExactly("orders-eu");
-        assertThat(metadata.visible(true, shared, ALICE).topics().find("payments").errorCode())
+        assertThat(metadata.visible(named, shared, ALICE).topics().find("payments").errorCode())
                 .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
         assertThat(shared.topics()).as("the shared answer is left as it is").hasSize(2);
 
         MetadataRequestData create = new MetadataRequestData().setAllowAutoTopicCreation(true)
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("orders-new")));
-        metadata.beforeForwarding(create, ALICE);
+        metadata.beforeForwarding(create, (short) 12, ALICE);
         assertThat(create.allowAutoTopicCreation()).isTrue();
         MetadataRequestData notAllowed = new MetadataRequestData().setAllowAutoTopicCreation(true)
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("payments")));
-        metadata.beforeForwarding(notAllowed, ALICE);
+        metadata.beforeForwarding(notAllowed, (short) 12, ALICE);
         assertThat(notAllowed.allowAutoTopicCreation()).isFalse();
     }
 
