@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -128,6 +129,26 @@ class MetadataAndVersionsTest {
         for (CompletableFuture<MetadataResponseData> answer : answers) {
             answer.get(10, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void aRequestThatCannotBeWrittenFailsEveryCallerAndIsNotKept() {
+        // Backends limited to v0-3 cannot be told "do not create": the request cannot be encoded.
+        VersionBridge upToV3 = VersionBridge.to(Map.of(ApiKeys.METADATA,
+                new VersionBridge.Range((short) 0, (short) 3)));
+        MetadataService metadata = new MetadataService(session, router,
+                ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)), ByteBufAllocator.DEFAULT,
+                Duration.ofMinutes(10), () -> upToV3);
+        for (int i = 0; i < 3; i++) {
+            MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(false).setTopics(
+                    List.of(new MetadataRequestData.MetadataRequestTopic().setName("orders")));
+            CompletableFuture<MetadataResponseData> answer = metadata.metadata(request, (short) 3);
+
+            assertThat(answer).as("request %d", i).failsWithin(Duration.ofSeconds(5))
+                    .withThrowableThat().withRootCauseInstanceOf(UnsupportedVersionException.class);
+            assertThat(metadata.cachedAnswers()).as("a failure is not kept").isZero();
+        }
+        assertThat(broker.requests(ApiKeys.METADATA)).as("nothing that could create a topic was sent").isZero();
     }
 
     @Test
