@@ -281,6 +281,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 .maxPartitionsPerRequest(limits.maxPartitionsPerRequest())
                 .maxTopicsPerMetadataRequest(limits.maxTopicsPerMetadataRequest())
                 .requestsPerSecondPerConnection(limits.requestsPerSecondPerConnection())
+                .requestDeadline(limits.requestDeadline())
                 .build();
     }
 

@@ -41,7 +41,7 @@ final class ConfigKeys {
         sections.put("limits", List.of("maxFrameBytes", "maxConnections", "idleTimeout", "maxInFlightPerConnection",
                 "tlsHandshakeTimeout", "maxConnectionsPerIp", "firstRequestTimeout", "frameCompletionTimeout",
                 "memoryBudget", "acceptsPerSecond", "tlsHandshakesPerSecond", "maxPartitionsPerRequest",
-                "maxTopicsPerMetadataRequest", "requestsPerSecondPerConnection"));
+                "maxTopicsPerMetadataRequest", "requestsPerSecondPerConnection", "requestDeadline"));
         sections.put("routing", List.of("metadataMaxAge", "retryInitialBackoff", "retryMaxBackoff",
                 "staleRoutesUnreadyAfter", "initialLoadTimeout", "startWithoutEtcd"));
         sections.put("shutdown", List.of("drainTimeout"));

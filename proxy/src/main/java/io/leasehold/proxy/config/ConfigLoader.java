@@ -196,7 +196,8 @@ public final class ConfigLoader {
                 in.positiveInt(key("limits", "maxPartitionsPerRequest"), DEFAULT_MAX_PARTITIONS_PER_REQUEST),
                 in.positiveInt(key("limits", "maxTopicsPerMetadataRequest"), DEFAULT_MAX_TOPICS_PER_METADATA),
                 in.positiveInt(key("limits", "requestsPerSecondPerConnection"),
-                        DEFAULT_REQUESTS_PER_SECOND_PER_CONNECTION));
+                        DEFAULT_REQUESTS_PER_SECOND_PER_CONNECTION),
+                in.duration(key("limits", "requestDeadline"), Duration.ofMinutes(15)));
         ProxyConfig.Routing routing = routing(in);
         ProxyConfig.Shutdown shutdown = new ProxyConfig.Shutdown(
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));

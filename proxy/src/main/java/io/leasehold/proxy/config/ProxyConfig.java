@@ -297,14 +297,15 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * deadlines a connection must meet (TLS handshake, first request, completing a frame, idle),
      * how many connections and TLS handshakes start per second, how many partitions (topics of
      * a Metadata request) one request may name, the proxy-wide memory budget in bytes
-     * ({@code null}: half of the JVM's direct-memory limit), and how many requests one
-     * connection starts per second.
+     * ({@code null}: half of the JVM's direct-memory limit), how many requests one
+     * connection starts per second, and how long one request may go unanswered before its
+     * connection is closed.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
                          Duration frameCompletionTimeout, Long memoryBudget, int acceptsPerSecond,
                          int tlsHandshakesPerSecond, int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest,
-                         int requestsPerSecondPerConnection) {}
+                         int requestsPerSecondPerConnection, Duration requestDeadline) {}
 
     /**
      * Routing behaviour: metadata cache age, retry backoff bounds, an optional readiness bound

@@ -24,6 +24,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCounted;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * that are too slow or idle. A connection starts at most {@code requestsPerSecondPerConnection}
  * requests a second: beyond it, frames wait and the connection is muted (not read) until its
  * rate allows a turn of {@code maxInFlight} more, so one client pipelining requests cannot take
- * its event loop from the other connections on it. On {@link #DRAIN} the connection stops reading, finishes what it
+ * its event loop from the other connections on it. A request its handler leaves unanswered
+ * past {@code requestDeadline} closes the connection ({@link PendingAnswer}). On {@link #DRAIN} the connection stops reading, finishes what it
  * has read, and closes.
  */
 final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -67,6 +69,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private final BackendConnector connector;
     private final ProxyMetrics metrics;
     private final int maxInFlight;
+    private final Duration requestDeadline;
     private final ActiveRequests active;
     private final ChunkedWriteHandler streamWriter;
     private final KafkaFrameDecoder frames;
@@ -110,6 +113,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         this.connector = connector;
         this.metrics = metrics;
         this.maxInFlight = limits.maxInFlightPerConnection();
+        this.requestDeadline = limits.requestDeadline();
         this.requestRate = new TokenBucket(limits.requestsPerSecondPerConnection(), System::nanoTime);
         this.deadlines = new ClientDeadlines(limits.firstRequestTimeout(), limits.frameCompletionTimeout(),
                 limits.idleTimeout(), this::hasWork, this::deadlineMissed);
@@ -277,8 +281,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e);
         }
-        response.whenComplete((buf, error) -> LoopHandoff.run(ctx.executor(),
-                () -> finish(ctx, slot, request, size, started, buf, error), buf));
+        PendingAnswer.await(response, requestDeadline, ctx.executor(),
+                (buf, error) -> finish(ctx, slot, request, size, started, buf, error));
     }
 
     /** {@code request} may be released by now; its parsed header, all a description uses, stays readable. */
@@ -301,6 +305,11 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
                     ? error.getCause() : error;
             if (cause instanceof MalformedRequestException malformed) {
                 reject(ctx, malformed.reason(), malformed.getMessage());
+            } else if (cause instanceof PendingAnswer.RequestDeadlineException) {
+                metrics.connectionTimedOut("request_deadline");
+                LOG.info("Closing client {}: request {} was not answered within limits.requestDeadline",
+                        client.remote(), request);
+                ctx.close();
             } else {
                 warnings.warn(LOG, "request failed", ctx.channel().remoteAddress(),
                         "Closing client {}: request {} failed: {}", client.remote(), request,

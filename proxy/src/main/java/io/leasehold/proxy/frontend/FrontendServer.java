@@ -55,13 +55,15 @@ public final class FrontendServer implements AutoCloseable {
      * closed at once. One request names at most {@code maxPartitionsPerRequest} partitions, one
      * Metadata request at most {@code maxTopicsPerMetadataRequest} topics. One connection starts
      * at most {@code requestsPerSecondPerConnection} requests a second; further ones wait, and
-     * the connection is not read meanwhile. Built with {@link #builder()}.
+     * the connection is not read meanwhile. A request not answered within {@code requestDeadline}
+     * ({@code null}: no bound) closes its connection, and its frame's share of the memory budget
+     * and its in-flight slot are given back. Built with {@link #builder()}.
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
                          Duration frameCompletionTimeout, int acceptsPerSecond, int tlsHandshakesPerSecond,
                          int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest,
-                         int requestsPerSecondPerConnection) {
+                         int requestsPerSecondPerConnection, Duration requestDeadline) {
 
         /**
          * Limits set one by one. {@code idleTimeout} and {@code tlsHandshakeTimeout} must be set;
@@ -87,6 +89,7 @@ public final class FrontendServer implements AutoCloseable {
             private int maxPartitionsPerRequest = Integer.MAX_VALUE;
             private int maxTopicsPerMetadataRequest = Integer.MAX_VALUE;
             private int requestsPerSecondPerConnection = Integer.MAX_VALUE;
+            private Duration requestDeadline;
 
             private Builder() {
             }
@@ -156,6 +159,11 @@ public final class FrontendServer implements AutoCloseable {
                 return this;
             }
 
+            public Builder requestDeadline(Duration requestDeadline) {
+                this.requestDeadline = requestDeadline;
+                return this;
+            }
+
             public Limits build() {
                 Objects.requireNonNull(idleTimeout, "idleTimeout");
                 Objects.requireNonNull(tlsHandshakeTimeout, "tlsHandshakeTimeout");
@@ -164,7 +172,7 @@ public final class FrontendServer implements AutoCloseable {
                         firstRequestTimeout != null ? firstRequestTimeout : idleTimeout,
                         frameCompletionTimeout != null ? frameCompletionTimeout : idleTimeout,
                         acceptsPerSecond, tlsHandshakesPerSecond, maxPartitionsPerRequest,
-                        maxTopicsPerMetadataRequest, requestsPerSecondPerConnection);
+                        maxTopicsPerMetadataRequest, requestsPerSecondPerConnection, requestDeadline);
             }
         }
     }

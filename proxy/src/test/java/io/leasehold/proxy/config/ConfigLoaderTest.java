@@ -35,7 +35,7 @@ class ConfigLoaderTest {
         assertThat(config.admin()).isEqualTo(new ProxyConfig.Admin("0.0.0.0", 9094, ProxyConfig.RoutesAccess.OPEN));
         assertThat(config.limits()).isEqualTo(new ProxyConfig.Limits(8 << 20, 10_000, Duration.ofMinutes(10), 64,
                 Duration.ofSeconds(10), 100, Duration.ofSeconds(30), Duration.ofSeconds(30), null, 2000, 500, 100_000,
-                20_000, 10_000));
+                20_000, 10_000, Duration.ofMinutes(15)));
         assertThat(config.routing()).isEqualTo(new ProxyConfig.Routing(Duration.ofSeconds(2), Duration.ofMillis(20),
                 Duration.ofMillis(500), null, Duration.ofSeconds(60), false));
         assertThat(config.shutdown()).isEqualTo(new ProxyConfig.Shutdown(Duration.ofSeconds(20)));
@@ -54,7 +54,7 @@ class ConfigLoaderTest {
                             tlsHandshakeTimeout: 3s, maxConnectionsPerIp: 7, firstRequestTimeout: 4s,
                             frameCompletionTimeout: 6s, memoryBudget: 384Mi, acceptsPerSecond: 40,
                             tlsHandshakesPerSecond: 30, maxPartitionsPerRequest: 900, maxTopicsPerMetadataRequest: 80,
-                            requestsPerSecondPerConnection: 300 }
+                            requestsPerSecondPerConnection: 300, requestDeadline: 90s }
                 routing:  { metadataMaxAge: 3s, retryInitialBackoff: 10ms, retryMaxBackoff: 2s, staleRoutesUnreadyAfter: 45s,
                             initialLoadTimeout: 15s, startWithoutEtcd: true }
                 shutdown: { drainTimeout: 7s }
@@ -69,7 +69,8 @@ class ConfigLoaderTest {
                         new ProxyConfig.BackendDns(Duration.ofSeconds(5), Duration.ofMinutes(2), Duration.ofSeconds(10))),
                 new ProxyConfig.Admin("127.0.0.1", 19001, ProxyConfig.RoutesAccess.OFF),
                 new ProxyConfig.Limits(1_048_576, 50, Duration.ofHours(1), 5, Duration.ofSeconds(3), 7,
-                        Duration.ofSeconds(4), Duration.ofSeconds(6), 384L << 20, 40, 30, 900, 80, 300),
+                        Duration.ofSeconds(4), Duration.ofSeconds(6), 384L << 20, 40, 30, 900, 80, 300,
+                        Duration.ofSeconds(90)),
                 new ProxyConfig.Routing(Duration.ofSeconds(3), Duration.ofMillis(10), Duration.ofSeconds(2),
                         Duration.ofSeconds(45), Duration.ofSeconds(15), true),
                 new ProxyConfig.Shutdown(Duration.ofSeconds(7))));

@@ -18,7 +18,7 @@ class FrontendLimitsTest {
 
         assertThat(limits).isEqualTo(new FrontendServer.Limits(Integer.MAX_VALUE, Integer.MAX_VALUE, IDLE,
                 Integer.MAX_VALUE, HANDSHAKE, Integer.MAX_VALUE, IDLE, IDLE, Integer.MAX_VALUE, Integer.MAX_VALUE,
-                Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE));
+                Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, null));
     }
 
     @Test
