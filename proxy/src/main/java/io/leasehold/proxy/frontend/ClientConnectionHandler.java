@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * requests a second: beyond it, frames wait and the connection is muted (not read) until its
  * rate allows a turn of {@code maxInFlight} more, so one client pipelining requests cannot take
  * its event loop from the other connections on it. A request its handler leaves unanswered
- * past {@code requestDeadline} closes the connection ({@link PendingAnswer}). On {@link #DRAIN} the connection stops reading, finishes what it
- * has read, and closes.
+ * past {@code requestDeadline} closes the connection ({@link PendingAnswer}). On
+ * {@link #DRAIN} the connection stops reading, finishes what it has read, and closes.
  */
 final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     /** User event: the proxy is shutting down; finish the requests already read, then close. */

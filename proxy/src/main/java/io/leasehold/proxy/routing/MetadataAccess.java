@@ -30,7 +30,7 @@ final class MetadataAccess {
      * What the client asked, read before the request is changed for the backends.
      *
      * @param allTopics        every topic (null list, or an empty one in v0)
-     * @param byId             topics named by id (Metadata v10+), whose names the answer may not reveal
+     * @param byId             topics named by id (Metadata v12+), whose names the answer may not reveal
      * @param creationRefused  topics the client asked to create that the principal may not create
      */
     record Question(boolean allTopics, boolean byId, Set<String> creationRefused) {
