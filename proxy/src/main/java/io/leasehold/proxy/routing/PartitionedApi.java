@@ -69,6 +69,14 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
     /** True if the single-owner case may forward the client's own bytes unchanged. */
     boolean forwardsOriginal(Q request);
 
+    /**
+     * The error every entry of {@code request} is answered with, none of them sent, when the
+     * request as a whole is one the proxy refuses; null to route it.
+     */
+    default Errors refusal(Q request) {
+        return null;
+    }
+
     /** Receives the error codes of a response streamed to the client as they pass. */
     interface StreamedErrors {
         void partition(String topicName, Uuid topicId, int partition, short error);

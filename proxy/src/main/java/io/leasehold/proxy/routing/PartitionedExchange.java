@@ -136,18 +136,20 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /**
-     * Lists the request's partitions; topics named by an unknown id, and entries {@code access}
-     * refuses, are answered at once and never sent.
+     * Lists the request's partitions; those of a request the API refuses as a whole, topics named
+     * by an unknown id, and entries {@code access} refuses, are answered at once and never sent.
      */
     List<Entry<T, E>> entries(Map<Uuid, String> topicNames, EntryAccess access) {
         List<Entry<T, E>> entries = new ArrayList<>();
+        Errors refusedWhole = api.refusal(request);
         for (T topic : api.topics(request)) {
             Uuid id = api.topicId(topic);
             String name = Uuid.ZERO_UUID.equals(id) ? api.topicName(topic) : topicNames.get(id);
             for (E partition : api.partitions(topic)) {
                 int index = api.partitionIndex(partition);
                 Key key = new Key(api.topicName(topic), id, index);
-                Errors refused = name == null ? Errors.UNKNOWN_TOPIC_ID : access.refusal(name);
+                Errors refused = refusedWhole != null ? refusedWhole
+                        : name == null ? Errors.UNKNOWN_TOPIC_ID : access.refusal(name);
                 if (refused != null) {
                     results.put(key, api.errorResult(index, refused));
                 } else {
