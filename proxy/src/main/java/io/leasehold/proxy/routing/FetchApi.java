@@ -242,6 +242,11 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     }
 
     @Override
+    public boolean answersEmptyWhenThrottled() {
+        return true;
+    }
+
+    @Override
     public short topLevelError(FetchResponseData response) {
         return response.errorCode();
     }

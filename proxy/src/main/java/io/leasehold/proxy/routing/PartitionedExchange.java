@@ -639,9 +639,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                     ? api.errorResult(key.partition(), Errors.forCode(topLevel))
                     : answered.get(key);
             if (result == null) {
-                // A throttled broker (KIP-219) answers with no partitions at all: nothing went wrong.
-                result = api.errorResult(key.partition(), answered.isEmpty() && api.throttleTimeMs(response) > 0
-                        ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
+                // A throttled Fetch (KIP-219) is answered with no partitions at all: nothing went wrong.
+                boolean throttledEmpty = api.answersEmptyWhenThrottled() && answered.isEmpty()
+                        && api.throttleTimeMs(response) > 0;
+                result = api.errorResult(key.partition(), throttledEmpty ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
             }
             results.put(key, result);
             if (readAheads != null && api.errorCode(result) == Errors.NONE.code()) {
