@@ -427,7 +427,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * next, in a read ahead of the partitions it answered.
      */
     private void readAhead(R response) {
-        Map<BrokerAddress, LinkedHashMap<T, List<E>>> partitions = new LinkedHashMap<>();
+        Map<BrokerAddress, TopicGrouping<T, E>> partitions = new LinkedHashMap<>();
         Map<BrokerAddress, Map<Key, ReadAheads.Wanted>> reads = new HashMap<>();
         api.forEachResult(response, (name, id, partition, result) -> {
             Key key = new Key(name, id, partition);
@@ -437,15 +437,15 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return;
             }
             Entry<T, E> entry = answered.routed().entry();
-            partitions.computeIfAbsent(answered.broker(), b -> new LinkedHashMap<>())
-                    .computeIfAbsent(entry.topic(), t -> new ArrayList<>()).add(api.atPosition(entry.partition(), next));
+            partitions.computeIfAbsent(answered.broker(), b -> new TopicGrouping<>())
+                    .add(entry.topic(), api.atPosition(entry.partition(), next));
             reads.computeIfAbsent(answered.broker(), b -> new HashMap<>())
                     .put(key, new ReadAheads.Wanted(next, answered.routed().ownership()));
         });
         int total = answeredBy.size();
         partitions.forEach((broker, parts) -> {
             Map<Key, ReadAheads.Wanted> owned = reads.get(broker);
-            Q sub = api.subRequest(request, parts);
+            Q sub = api.subRequest(request, parts.toMap());
             api.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
             api.readingAhead(sub);
             readAheads.start(broker, owned, readAheadForm(),
@@ -616,11 +616,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     private ByteBuf encode(List<Routed<T, E>> routed, int total) {
-        LinkedHashMap<T, List<E>> partitions = new LinkedHashMap<>();
+        TopicGrouping<T, E> partitions = new TopicGrouping<>();
         for (Routed<T, E> r : routed) {
-            partitions.computeIfAbsent(r.entry().topic(), t -> new ArrayList<>()).add(r.entry().partition());
+            partitions.add(r.entry().topic(), r.entry().partition());
         }
-        Q sub = api.subRequest(request, partitions);
+        Q sub = api.subRequest(request, partitions.toMap());
         api.limitTimeout(sub, budget.remainingMillis());
         api.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
         return VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub);
