@@ -25,7 +25,8 @@ import org.apache.kafka.common.record.internal.Records;
  * arrives, without being decoded or buffered whole; a {@link FetchStreamInspector} reads its
  * partition headers as they pass. The client's rack is not forwarded and no response names a
  * backend broker (no preferred read replica, no current leader), since the proxy is the only
- * node clients know. Any broker serves reads, so a read whose broker does
+ * node clients know. Every sub-request is a consumer's (replica id -1), and a fetch naming a replica
+ * is refused (see {@link #refusal}). Any broker serves reads, so a read whose broker does
  * not answer within its long-poll plus a second is retried on another.
  *
  * <p>A fetch split over several owners is merged under the client's own limits: each sub-fetch
@@ -40,6 +41,8 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
         PartitionData> {
     private static final int SESSIONLESS_EPOCH = -1;
     private static final int NO_REPLICA = -1;
+    /** The replica id a consumer sends (v0-14 {@code ReplicaId}, v15+ {@code ReplicaState.ReplicaId}). */
+    private static final int CONSUMER = -1;
     /** How much longer than its long-poll a broker may take to answer before the read is tried elsewhere. */
     private static final Duration ANSWER_ALLOWANCE = Duration.ofSeconds(1);
     /**
@@ -94,8 +97,8 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
                 .setTopic(topic.topic()).setTopicId(topic.topicId()).setPartitions(parts)));
         return new FetchRequestData()
                 .setClusterId(request.clusterId())
-                .setReplicaId(request.replicaId())
-                .setReplicaState(request.replicaState())
+                .setReplicaId(CONSUMER)
+                .setReplicaState(new FetchRequestData.ReplicaState().setReplicaId(CONSUMER).setReplicaEpoch(-1))
                 .setMaxWaitMs(request.maxWaitMs())
                 .setMinBytes(request.minBytes())
                 .setMaxBytes(request.maxBytes())
@@ -239,6 +242,11 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     }
 
     @Override
+    public boolean answersEmptyWhenThrottled() {
+        return true;
+    }
+
+    @Override
     public short topLevelError(FetchResponseData response) {
         return response.errorCode();
     }
@@ -246,6 +254,19 @@ final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseDa
     @Override
     public boolean forwardsOriginal(FetchRequestData request) {
         return false;
+    }
+
+    /**
+     * A fetch naming a replica (a broker id) asks to be served as a follower: above the high
+     * watermark, moving it for acks=all. No client of the proxy is a follower of a backend, and the
+     * proxy's own login may hold CLUSTER_ACTION, so such a fetch is answered as Kafka answers it
+     * for a principal without CLUSTER_ACTION: TOPIC_AUTHORIZATION_FAILED for every partition.
+     * Other non-consumer ids (-2, "debugging") are sent as a consumer's by {@link #subRequest}.
+     */
+    @Override
+    public Errors refusal(FetchRequestData request) {
+        boolean follower = request.replicaId() >= 0 || request.replicaState().replicaId() >= 0;
+        return follower ? Errors.TOPIC_AUTHORIZATION_FAILED : null;
     }
 
     @Override

@@ -13,9 +13,15 @@ import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartit
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
-/** ListOffsets as a partitioned API: each partition asks its owner, which knows the latest offsets. */
+/**
+ * ListOffsets as a partitioned API: each partition asks its owner, which knows the latest offsets.
+ * Backends are always asked as a consumer (replica id -1): a follower's id would be answered up to
+ * the log end, unreplicated records included, and -2 ("debugging") drops the isolation level. A
+ * client's own bytes are forwarded only when they already say -1.
+ */
 final class ListOffsetsApi implements PartitionedApi<ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsTopic,
         ListOffsetsPartition, ListOffsetsPartitionResponse> {
+    private static final int CONSUMER = -1;
 
     @Override
     public ApiKeys apiKey() {
@@ -53,7 +59,7 @@ final class ListOffsetsApi implements PartitionedApi<ListOffsetsRequestData, Lis
         List<ListOffsetsTopic> topics = new ArrayList<>();
         partitions.forEach((topic, parts) -> topics.add(new ListOffsetsTopic().setName(topic.name()).setPartitions(parts)));
         return new ListOffsetsRequestData()
-                .setReplicaId(request.replicaId())
+                .setReplicaId(CONSUMER)
                 .setIsolationLevel(request.isolationLevel())
                 .setTimeoutMs(request.timeoutMs())
                 .setTopics(topics);
@@ -96,7 +102,7 @@ final class ListOffsetsApi implements PartitionedApi<ListOffsetsRequestData, Lis
 
     @Override
     public boolean forwardsOriginal(ListOffsetsRequestData request) {
-        return true;
+        return request.replicaId() == CONSUMER;
     }
 
     @Override

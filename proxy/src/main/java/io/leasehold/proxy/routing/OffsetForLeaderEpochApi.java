@@ -13,9 +13,14 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.EpochEnd
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
-/** OffsetForLeaderEpoch (consumer log truncation checks) as a partitioned API. */
+/**
+ * OffsetForLeaderEpoch (consumer log truncation checks) as a partitioned API. Backends are always
+ * asked as a consumer (replica id -1, which v2 cannot carry and leaves out): a client's own bytes
+ * are forwarded only when they already say -1, as v3+ consumers send.
+ */
 final class OffsetForLeaderEpochApi implements PartitionedApi<OffsetForLeaderEpochRequestData,
         OffsetForLeaderEpochResponseData, OffsetForLeaderTopic, OffsetForLeaderPartition, EpochEndOffset> {
+    private static final int CONSUMER = -1;
 
     @Override
     public ApiKeys apiKey() {
@@ -54,7 +59,7 @@ final class OffsetForLeaderEpochApi implements PartitionedApi<OffsetForLeaderEpo
                 new OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection();
         partitions.forEach((topic, parts) -> topics.add(new OffsetForLeaderTopic().setTopic(topic.topic())
                 .setPartitions(parts)));
-        return new OffsetForLeaderEpochRequestData().setReplicaId(request.replicaId()).setTopics(topics);
+        return new OffsetForLeaderEpochRequestData().setReplicaId(CONSUMER).setTopics(topics);
     }
 
     @Override
@@ -93,7 +98,7 @@ final class OffsetForLeaderEpochApi implements PartitionedApi<OffsetForLeaderEpo
 
     @Override
     public boolean forwardsOriginal(OffsetForLeaderEpochRequestData request) {
-        return true;
+        return request.replicaId() == CONSUMER;
     }
 
     @Override

@@ -61,6 +61,15 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
     int throttleTimeMs(R response);
 
+    /**
+     * True if a throttled broker answers with no partitions at all (KIP-219: Fetch only), so such
+     * an answer means "nothing for now" for each partition asked. For any other API a partition
+     * missing from an answer is an error, throttled or not: for a write it was not written.
+     */
+    default boolean answersEmptyWhenThrottled() {
+        return false;
+    }
+
     /** An error that applies to every partition of a sub-response; 0 if none. */
     default short topLevelError(R response) {
         return Errors.NONE.code();
@@ -68,6 +77,14 @@ interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
     /** True if the single-owner case may forward the client's own bytes unchanged. */
     boolean forwardsOriginal(Q request);
+
+    /**
+     * The error every entry of {@code request} is answered with, none of them sent, when the
+     * request as a whole is one the proxy refuses; null to route it.
+     */
+    default Errors refusal(Q request) {
+        return null;
+    }
 
     /** Receives the error codes of a response streamed to the client as they pass. */
     interface StreamedErrors {

@@ -136,18 +136,20 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /**
-     * Lists the request's partitions; topics named by an unknown id, and entries {@code access}
-     * refuses, are answered at once and never sent.
+     * Lists the request's partitions; those of a request the API refuses as a whole, topics named
+     * by an unknown id, and entries {@code access} refuses, are answered at once and never sent.
      */
     List<Entry<T, E>> entries(Map<Uuid, String> topicNames, EntryAccess access) {
         List<Entry<T, E>> entries = new ArrayList<>();
+        Errors refusedWhole = api.refusal(request);
         for (T topic : api.topics(request)) {
             Uuid id = api.topicId(topic);
             String name = Uuid.ZERO_UUID.equals(id) ? api.topicName(topic) : topicNames.get(id);
             for (E partition : api.partitions(topic)) {
                 int index = api.partitionIndex(partition);
                 Key key = new Key(api.topicName(topic), id, index);
-                Errors refused = name == null ? Errors.UNKNOWN_TOPIC_ID : access.refusal(name);
+                Errors refused = refusedWhole != null ? refusedWhole
+                        : name == null ? Errors.UNKNOWN_TOPIC_ID : access.refusal(name);
                 if (refused != null) {
                     results.put(key, api.errorResult(index, refused));
                 } else {
@@ -425,7 +427,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * next, in a read ahead of the partitions it answered.
      */
     private void readAhead(R response) {
-        Map<BrokerAddress, LinkedHashMap<T, List<E>>> partitions = new LinkedHashMap<>();
+        Map<BrokerAddress, TopicGrouping<T, E>> partitions = new LinkedHashMap<>();
         Map<BrokerAddress, Map<Key, ReadAheads.Wanted>> reads = new HashMap<>();
         api.forEachResult(response, (name, id, partition, result) -> {
             Key key = new Key(name, id, partition);
@@ -435,15 +437,15 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 return;
             }
             Entry<T, E> entry = answered.routed().entry();
-            partitions.computeIfAbsent(answered.broker(), b -> new LinkedHashMap<>())
-                    .computeIfAbsent(entry.topic(), t -> new ArrayList<>()).add(api.atPosition(entry.partition(), next));
+            partitions.computeIfAbsent(answered.broker(), b -> new TopicGrouping<>())
+                    .add(entry.topic(), api.atPosition(entry.partition(), next));
             reads.computeIfAbsent(answered.broker(), b -> new HashMap<>())
                     .put(key, new ReadAheads.Wanted(next, answered.routed().ownership()));
         });
         int total = answeredBy.size();
         partitions.forEach((broker, parts) -> {
             Map<Key, ReadAheads.Wanted> owned = reads.get(broker);
-            Q sub = api.subRequest(request, parts);
+            Q sub = api.subRequest(request, parts.toMap());
             api.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
             api.readingAhead(sub);
             readAheads.start(broker, owned, readAheadForm(),
@@ -614,11 +616,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     private ByteBuf encode(List<Routed<T, E>> routed, int total) {
-        LinkedHashMap<T, List<E>> partitions = new LinkedHashMap<>();
+        TopicGrouping<T, E> partitions = new TopicGrouping<>();
         for (Routed<T, E> r : routed) {
-            partitions.computeIfAbsent(r.entry().topic(), t -> new ArrayList<>()).add(r.entry().partition());
+            partitions.add(r.entry().topic(), r.entry().partition());
         }
-        Q sub = api.subRequest(request, partitions);
+        Q sub = api.subRequest(request, partitions.toMap());
         api.limitTimeout(sub, budget.remainingMillis());
         api.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
         return VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub);
@@ -637,9 +639,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                     ? api.errorResult(key.partition(), Errors.forCode(topLevel))
                     : answered.get(key);
             if (result == null) {
-                // A throttled broker (KIP-219) answers with no partitions at all: nothing went wrong.
-                result = api.errorResult(key.partition(), answered.isEmpty() && api.throttleTimeMs(response) > 0
-                        ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
+                // A throttled Fetch (KIP-219) is answered with no partitions at all: nothing went wrong.
+                boolean throttledEmpty = api.answersEmptyWhenThrottled() && answered.isEmpty()
+                        && api.throttleTimeMs(response) > 0;
+                result = api.errorResult(key.partition(), throttledEmpty ? Errors.NONE : Errors.UNKNOWN_SERVER_ERROR);
             }
             results.put(key, result);
             if (readAheads != null && api.errorCode(result) == Errors.NONE.code()) {
