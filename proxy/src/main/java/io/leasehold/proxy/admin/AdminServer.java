@@ -12,14 +12,13 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The admin HTTP endpoint on its own single-thread event loop, so a slow scraper never competes
@@ -27,12 +26,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * reason), {@code /metrics} (Prometheus text) and, unless switched off, {@code /routes} (the
  * routing table as JSON). The probes are answered on the event loop itself; the metrics scrape and
  * {@code /routes} are rendered on a separate thread, so a slow or looping client of those never
- * delays a probe. At most {@link #MAX_CONNECTIONS} admin connections are open at once.
+ * delays a probe. At most {@link #MAX_CONNECTIONS} admin connections are open at once; a new one
+ * closes the oldest ({@link AdminConnections}), and a connection that has not sent a whole request
+ * within {@link #REQUEST_DEADLINE} of being ready for one is closed however many bytes it trickles
+ * ({@link RequestDeadline}), so probes are served whatever other admin clients do.
  */
 public final class AdminServer implements AutoCloseable {
 
     private static final int MAX_REQUEST_BYTES = 16 * 1024;
-    private static final int IDLE_SECONDS = 60;
+    /** A whole request must arrive within this of a connection being ready for one; probes send theirs at once. */
+    static final Duration REQUEST_DEADLINE = Duration.ofSeconds(10);
     /** Probes, one scraper and a few people with curl need far fewer; more is a client misbehaving. */
     static final int MAX_CONNECTIONS = 32;
 
@@ -40,7 +43,7 @@ public final class AdminServer implements AutoCloseable {
     private final int requestedPort;
     private final AdminHttpHandler handler;
     private final EventExecutor renderer;
-    private final AtomicInteger openConnections = new AtomicInteger();
+    private final Duration requestDeadline;
     private EventLoopGroup group;
     private Channel channel;
 
@@ -50,6 +53,13 @@ public final class AdminServer implements AutoCloseable {
      */
     public AdminServer(String host, int port, boolean routesEnabled, HealthProbe health, RoutingTable routes,
                        PrometheusMeterRegistry registry) {
+        this(host, port, routesEnabled, health, routes, registry, REQUEST_DEADLINE);
+    }
+
+    /** As the public constructor, with the time a connection has to deliver a whole request. */
+    AdminServer(String host, int port, boolean routesEnabled, HealthProbe health, RoutingTable routes,
+                PrometheusMeterRegistry registry, Duration requestDeadline) {
+        this.requestDeadline = requestDeadline;
         this.host = host;
         this.requestedPort = port;
         this.renderer = new DefaultEventExecutor(new DefaultThreadFactory("leasehold-admin-render", true));
@@ -62,6 +72,7 @@ public final class AdminServer implements AutoCloseable {
             throw new IllegalStateException("admin server already started");
         }
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        AdminConnections connections = new AdminConnections(MAX_CONNECTIONS);
         try {
             channel = new ServerBootstrap()
                     .group(group)
@@ -69,16 +80,11 @@ public final class AdminServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            if (openConnections.incrementAndGet() > MAX_CONNECTIONS) {
-                                openConnections.decrementAndGet();
-                                ch.close();
-                                return;
-                            }
-                            ch.closeFuture().addListener(closed -> openConnections.decrementAndGet());
+                            connections.admit(ch);
                             ch.pipeline()
-                                    .addLast(new ReadTimeoutHandler(IDLE_SECONDS))
                                     .addLast(new HttpServerCodec())
                                     .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                                    .addLast(new RequestDeadline(requestDeadline))
                                     .addLast(handler);
                         }
                     })

@@ -9,6 +9,8 @@ import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,7 +41,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * client looks its coordinator up again. The client's bytes and the broker's answer are forwarded
  * unchanged apart from the correlation id, unless the backends do not support the client's version:
  * then the request goes out in the version the {@link VersionBridge} picks and the answer is turned
- * back into the client's version.
+ * back into the client's version. A connection's OffsetCommits for one group go out one after the
+ * other, retries included ({@link CommitOrder}), so a retried commit never lands after a later one.
  */
 final class GroupRouter {
     private record Attempt(ByteBuf response, boolean rejected, long deadlineNanos) {
@@ -56,6 +59,7 @@ final class GroupRouter {
     private static final int MAX_ATTEMPTS = 10;
     /** Even a retry that starts at the deadline gets this long for its answer. */
     private static final long MIN_WAIT_NANOS = 100_000_000L;
+    private static final AttributeKey<CommitOrder> COMMIT_ORDER = AttributeKey.valueOf(CommitOrder.class.getName());
 
     private final OwnerRouter router;
     private final ProxyMetrics metrics;
@@ -82,14 +86,17 @@ final class GroupRouter {
         } catch (UnsupportedVersionException e) {
             return VersionBridge.refuse(client.alloc(), frame, e);
         }
-        AtomicInteger attempts = new AtomicInteger();
-        CompletableFuture<Attempt> done = retry.<Attempt>executeCompletionStage(client.backends().eventLoop(), () -> {
-            int attempt = attempts.getAndIncrement();
-            if (attempt > 0) {
-                metrics.retried(frame.apiKey());
-            }
-            return attempt(frame, outgoing, client, group, attempt, deadline);
-        }).toCompletableFuture();
+        AtomicInteger attemptCount = new AtomicInteger();
+        Supplier<CompletableFuture<Attempt>> attempts = () -> retry.<Attempt>executeCompletionStage(
+                client.backends().eventLoop(), () -> {
+                    int attempt = attemptCount.getAndIncrement();
+                    if (attempt > 0) {
+                        metrics.retried(frame.apiKey());
+                    }
+                    return attempt(frame, outgoing, client, group, attempt, deadline);
+                }).toCompletableFuture();
+        CompletableFuture<Attempt> done = body instanceof OffsetCommitRequestData
+                ? commitOrder(client).after(group, attempts) : attempts.get();
         return done.handle((attempt, error) -> {
             try {
                 if (error != null || attempt.response() == null) {
@@ -144,6 +151,19 @@ final class GroupRouter {
             }
             return rejected;
         });
+    }
+
+    /**
+     * The connection's commit order, made on its first commit and gone with its channel. A
+     * context without a channel (unit tests of other classes) keeps no order between requests.
+     */
+    private static CommitOrder commitOrder(ClientContext client) {
+        if (client.channel() == null) {
+            return new CommitOrder();
+        }
+        Attribute<CommitOrder> attribute = client.channel().attr(COMMIT_ORDER);
+        CommitOrder existing = attribute.setIfAbsent(new CommitOrder());
+        return existing != null ? existing : attribute.get();
     }
 
     /** The group a single-group request is about. */

@@ -13,7 +13,8 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * What each partition-keyed API needs per entry, as Kafka checks it: Produce WRITE, Fetch READ,
  * ListOffsets and OffsetForLeaderEpoch DESCRIBE on the topic (TOPIC_AUTHORIZATION_FAILED);
  * DescribeGroups, ConsumerGroupDescribe and OffsetFetch DESCRIBE, DeleteGroups DELETE on the
- * group (GROUP_AUTHORIZATION_FAILED).
+ * group (GROUP_AUTHORIZATION_FAILED). The topics a ConsumerGroupDescribe answer names are decided
+ * in the answer, by {@link DescribedGroupAccess}.
  */
 final class PartitionAccess {
     private record Need(ResourceType type, AclOperation operation, Errors refusal) {

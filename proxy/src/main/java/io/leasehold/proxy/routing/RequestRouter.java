@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 import io.leasehold.proxy.authorization.Authorizer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -66,6 +67,7 @@ public final class RequestRouter implements RequestHandler {
     private final MetadataAccess metadataAccess;
     private final ListingAccess listingAccess;
     private final CommittedOffsetAccess committedOffsetAccess;
+    private final DescribedGroupAccess describedGroupAccess;
     private final AclApis aclApis;
     private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
@@ -117,6 +119,7 @@ public final class RequestRouter implements RequestHandler {
         this.metadataAccess = new MetadataAccess(authorizer);
         this.listingAccess = new ListingAccess(authorizer);
         this.committedOffsetAccess = new CommittedOffsetAccess(authorizer);
+        this.describedGroupAccess = new DescribedGroupAccess(authorizer);
         this.aclApis = new AclApis(authorizer);
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
         this.presentation = presentation;
@@ -437,8 +440,7 @@ public final class RequestRouter implements RequestHandler {
                 return partitions.execute(describeGroups, request, request.decodeBody(), client,
                         access(request, client));
             case CONSUMER_GROUP_DESCRIBE:
-                return partitions.execute(consumerGroupDescribe, request, request.decodeBody(), client,
-                        access(request, client));
+                return consumerGroupDescribe(request, client);
             case DELETE_GROUPS:
                 return partitions.execute(deleteGroups, request, request.decodeBody(), client,
                         access(request, client));
@@ -447,6 +449,28 @@ public final class RequestRouter implements RequestHandler {
             default:
                 return singleGroup(request, client, authorizer.enabled() ? request.decodeBody() : null);
         }
+    }
+
+    /** ConsumerGroupDescribe, split by group owner; with authorization on, groups naming hidden topics are refused. */
+    private CompletableFuture<ReferenceCounted> consumerGroupDescribe(RequestFrame request, ClientContext client)
+            throws MalformedRequestException {
+        short version = request.version();
+        int correlationId = request.correlationId();
+        CompletableFuture<ReferenceCounted> answer = partitions.execute(consumerGroupDescribe, request,
+                request.decodeBody(), client, access(request, client));
+        if (!authorizer.enabled()) {
+            return answer;
+        }
+        return answer.thenApply(frame -> {
+            ConsumerGroupDescribeResponseData decoded;
+            try {
+                decoded = KafkaMessages.decodeResponse((ByteBuf) frame, ApiKeys.CONSUMER_GROUP_DESCRIBE, version);
+            } finally {
+                frame.release();
+            }
+            return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.CONSUMER_GROUP_DESCRIBE, version,
+                    correlationId, describedGroupAccess.visible(decoded, client.principal()));
+        });
     }
 
     /**

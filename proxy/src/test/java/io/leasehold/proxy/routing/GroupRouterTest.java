@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;
@@ -15,10 +16,19 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.leasehold.proxy.frontend.ClientContext;
+import io.netty.channel.embedded.EmbeddedChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +38,7 @@ import org.junit.jupiter.api.Test;
 /** {@link GroupRouter} against two in-test brokers, one of which is no longer the coordinator. */
 class GroupRouterTest {
     private static final short VERSION = 4;
+    private static final short COMMIT_VERSION = 8;
 
     private EventLoopGroup group;
     private ScriptedBroker formerCoordinator;
@@ -117,6 +128,67 @@ class GroupRouterTest {
             HeartbeatResponseData answer = KafkaMessages.decodeResponse(response, ApiKeys.HEARTBEAT, VERSION);
             assertThat(routes.invalidations).as("the owner is right; only its etcd was slow").isEmpty();
             return Errors.forCode(answer.errorCode());
+        } finally {
+            response.release();
+        }
+    }
+
+    @Test
+    void aRejectedCommitIsRetriedBeforeTheConnectionsLaterCommitOfTheSameGroupIsSent() throws Exception {
+        List<Long> arrivals = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch firstRejected = new CountDownLatch(1);
+        try (ScriptedBroker coordinatorOnceBusy = new ScriptedBroker(group, body -> {
+            long offset = ((OffsetCommitRequestData) body).topics().get(0).partitions().get(0).committedOffset();
+            arrivals.add(offset);
+            boolean reject = offset == 1 && firstRejected.getCount() > 0;
+            firstRejected.countDown();
+            return commitAnswer(reject ? Errors.NOT_COORDINATOR : Errors.NONE);
+        })) {
+            SwitchingRoutes routes = new SwitchingRoutes();
+            routes.current.set(RoutingSnapshot.builder()
+                    .broker(new BrokerAddress(1, "127.0.0.1", coordinatorOnceBusy.port(), null))
+                    .group("payments", new Ownership(1, 11)).build());
+            routes.afterInvalidation = routes.current.get();
+            // The retry's backoff leaves the later commit ample time to overtake it, were it not held back.
+            GroupRouter router = new GroupRouter(new OwnerRouter(routes, java.util.List.of()),
+                    new RetryFactory(Duration.ofMillis(400), Duration.ofMillis(400)),
+                    new ProxyMetrics(new SimpleMeterRegistry()), new GroupDeadlines(Duration.ofSeconds(5)),
+                    VersionBridge::none);
+            EmbeddedChannel clientChannel = new EmbeddedChannel();
+            ClientContext client = TestClients.on(session, clientChannel);
+
+            CompletableFuture<ByteBuf> earlier = router.route(commitOf(1), client);
+            assertThat(firstRejected.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<ByteBuf> later = router.route(commitOf(2), client);
+
+            assertThat(commitError(earlier)).isEqualTo(Errors.NONE);
+            assertThat(commitError(later)).isEqualTo(Errors.NONE);
+            assertThat(arrivals).containsExactly(1L, 1L, 2L);
+            clientChannel.close();
+        }
+    }
+
+    private static RequestFrame commitOf(long offset) throws MalformedRequestException {
+        ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.OFFSET_COMMIT, COMMIT_VERSION,
+                "c", new OffsetCommitRequestData().setGroupId("payments").setGenerationIdOrMemberEpoch(-1)
+                        .setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("orders")
+                                .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                        .setPartitionIndex(0).setCommittedOffset(offset))))));
+        return RequestFrame.parse(request);
+    }
+
+    private static OffsetCommitResponseData commitAnswer(Errors error) {
+        return new OffsetCommitResponseData().setTopics(List.of(new OffsetCommitResponseData.OffsetCommitResponseTopic()
+                .setName("orders").setPartitions(List.of(new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                        .setPartitionIndex(0).setErrorCode(error.code())))));
+    }
+
+    private static Errors commitError(CompletableFuture<ByteBuf> answer) throws Exception {
+        ByteBuf response = answer.get(10, TimeUnit.SECONDS);
+        try {
+            OffsetCommitResponseData decoded = KafkaMessages.decodeResponse(response, ApiKeys.OFFSET_COMMIT,
+                    COMMIT_VERSION);
+            return Errors.forCode(decoded.topics().get(0).partitions().get(0).errorCode());
         } finally {
             response.release();
         }

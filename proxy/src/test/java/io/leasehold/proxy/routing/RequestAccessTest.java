@@ -8,7 +8,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
@@ -51,6 +54,33 @@ class RequestAccessTest {
                 .isNull();
         assertThat(access.refusal(ApiKeys.OFFSET_COMMIT, commit.duplicate().setGroupId("other"), ALICE))
                 .isInstanceOf(GroupAuthorizationException.class);
+    }
+
+    @Test
+    void aConsumerGroupHeartbeatNeedsDescribeOnEverySubscribedTopic() {
+        ConsumerGroupHeartbeatRequestData heartbeat = new ConsumerGroupHeartbeatRequestData().setGroupId("billing-1")
+                .setSubscribedTopicNames(List.of("orders-eu", "orders-us"));
+        assertThat(access.refusal(ApiKeys.CONSUMER_GROUP_HEARTBEAT, heartbeat, ALICE)).isNull();
+        assertThat(access.refusal(ApiKeys.CONSUMER_GROUP_HEARTBEAT, heartbeat.duplicate().setSubscribedTopicNames(null),
+                ALICE)).as("an unchanged subscription names no topics").isNull();
+
+        ApiException refusal = access.refusal(ApiKeys.CONSUMER_GROUP_HEARTBEAT, heartbeat.duplicate()
+                .setSubscribedTopicNames(List.of("orders-eu", "payments")), ALICE);
+        assertThat(refusal).isInstanceOf(TopicAuthorizationException.class);
+        assertThat(((TopicAuthorizationException) refusal).unauthorizedTopics()).containsExactly("payments");
+        assertThat(access.refusal(ApiKeys.CONSUMER_GROUP_HEARTBEAT, heartbeat.duplicate().setGroupId("other"), ALICE))
+                .as("the group first, as Kafka").isInstanceOf(GroupAuthorizationException.class);
+    }
+
+    @Test
+    void aConsumerGroupHeartbeatSubscribingByRegexIsRefusedSinceTheBrokerWouldResolveItAsTheProxy() {
+        ConsumerGroupHeartbeatRequestData heartbeat = new ConsumerGroupHeartbeatRequestData().setGroupId("billing-1")
+                .setSubscribedTopicRegex("orders-.*");
+
+        assertThat(access.refusal(ApiKeys.CONSUMER_GROUP_HEARTBEAT, heartbeat, ALICE))
+                .isInstanceOf(TopicAuthorizationException.class).hasMessageContaining("regular expression");
+        assertThat(access.refusal(ApiKeys.CONSUMER_GROUP_HEARTBEAT, heartbeat.duplicate().setSubscribedTopicRegex(""),
+                ALICE)).as("an empty regex clears the subscription").isNull();
     }
 
     @Test

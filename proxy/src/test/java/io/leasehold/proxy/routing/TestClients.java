@@ -9,6 +9,7 @@ import io.leasehold.proxy.frontend.ConnectionWork;
 import io.leasehold.proxy.frontend.NegotiatedVersions;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 
@@ -35,5 +36,11 @@ final class TestClients {
         return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests(), () -> { }),
                 new NegotiatedVersions(),
                 ByteBufAllocator.DEFAULT, "test");
+    }
+
+    /** As {@link #on(BackendSession)}, with {@code channel} as the client's channel (where per-connection state lives). */
+    static ClientContext on(BackendSession session, Channel channel) {
+        return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests(), () -> { }),
+                new NegotiatedVersions(), ByteBufAllocator.DEFAULT, "test", channel);
     }
 }

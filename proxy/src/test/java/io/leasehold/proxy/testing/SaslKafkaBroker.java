@@ -53,6 +53,23 @@ public final class SaslKafkaBroker implements AutoCloseable {
     /** Formats, starts and waits until the node serves, with {@code user}/{@code password} known to it. */
     public static SaslKafkaBroker start(String user, String password, Duration sessionLifetime, Path logDir)
             throws IOException {
+        return start(user, password, sessionLifetime, logDir, List.of());
+    }
+
+    /**
+     * As {@link #start}, with the broker authorizing requests by its ACLs (StandardAuthorizer):
+     * {@code user} and the plaintext listeners (ANONYMOUS: the test's admin client, the controller)
+     * are super users; everyone else needs ACLs, which the test creates through {@link #internalAddress()}.
+     */
+    public static SaslKafkaBroker startAuthorizing(String user, String password, Duration sessionLifetime,
+                                                   Path logDir) throws IOException {
+        return start(user, password, sessionLifetime, logDir, List.of(
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "super.users=User:" + user + ";User:ANONYMOUS"));
+    }
+
+    private static SaslKafkaBroker start(String user, String password, Duration sessionLifetime, Path logDir,
+                                         List<String> extraSettings) throws IOException {
         Path dir = Files.createTempDirectory("leasehold-sasl-kafka-");
         int[] ports = LoopbackPorts.take(3);
         Path config = dir.resolve("server.properties");
@@ -83,6 +100,7 @@ public final class SaslKafkaBroker implements AutoCloseable {
                 "share.coordinator.state.topic.min.isr=1",
                 "group.initial.rebalance.delay.ms=0",
                 "auto.create.topics.enable=false",
+                String.join("\n", extraSettings),
                 ""));
         JavaCommand java = new JavaCommand(System.getProperty("java.class.path"), JVM);
         try (ManagedProcess format = ManagedProcess.start("kafka-sasl-format", java.command("kafka.tools.StorageTool",
