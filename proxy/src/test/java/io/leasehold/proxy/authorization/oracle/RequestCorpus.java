@@ -172,8 +172,9 @@ final class RequestCorpus {
     /** All topics, three named ones (one absent), and from v10 two by id. */
     private List<ApiMessage> metadata(short version) {
         List<ApiMessage> requests = new ArrayList<>();
+        // Below v4 auto-creation cannot be turned off in the request; the broker's own setting keeps it off.
         requests.add(new MetadataRequestData().setTopics(version == 0 ? List.of() : null)
-                .setAllowAutoTopicCreation(false));
+                .setAllowAutoTopicCreation(version < 4));
         List<MetadataRequestData.MetadataRequestTopic> named = new ArrayList<>();
         for (String topic : List.of("orders", "secret.x", "orders.absent")) {
             named.add(new MetadataRequestData.MetadataRequestTopic().setName(topic));
