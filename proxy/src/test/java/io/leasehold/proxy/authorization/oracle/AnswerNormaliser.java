@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseDataJsonConverter;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.network.RequestConvertToJson;
@@ -36,8 +38,15 @@ final class AnswerNormaliser {
     private AnswerNormaliser() {
     }
 
-    /** The answer's JSON, as Kafka's request log would write it. */
+    /**
+     * The answer's JSON, as Kafka's request log would write it, except that a Fetch answer's
+     * record sets are written out byte for byte (the log writes only their sizes): which records
+     * a principal gets to read is what a Fetch decides.
+     */
     static JsonNode json(AbstractResponse answer, short version) {
+        if (answer.data() instanceof FetchResponseData fetch) {
+            return FetchResponseDataJsonConverter.write(fetch, version, true);
+        }
         return RequestConvertToJson.response(answer, version);
     }
 
