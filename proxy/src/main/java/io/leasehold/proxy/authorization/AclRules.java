@@ -89,9 +89,12 @@ public final class AclRules {
     }
 
     /**
-     * Whether {@code principal} is allowed {@code operation} on some resource of {@code type}:
-     * an ALLOW rule for it exists, and no DENY for it covers every name (literal {@code *}). This
-     * is Kafka's "on any topic" test, used for idempotent producers without IDEMPOTENT_WRITE.
+     * Whether {@code principal} is allowed {@code operation} on some resource of {@code type}, by
+     * Kafka's {@code authorizeByResourceType} (idempotent producers without IDEMPOTENT_WRITE need
+     * WRITE on some topic): a DENY of the literal {@code *} refuses, an ALLOW of it allows; otherwise
+     * some ALLOW must name a resource no DENY covers: a literal name that is neither denied by name
+     * nor starts with a denied prefix, or a prefix that does not start with a denied prefix (a
+     * denied literal name leaves the prefix's other names allowed).
      */
     public boolean allowsAny(KafkaPrincipal principal, AclOperation operation, ResourceType type) {
         PatternIndex index = byType.get(type);
@@ -103,7 +106,28 @@ public final class AclRules {
         if ((index.wildcard.denied(user) & mask) != 0) {
             return false;
         }
-        return index.all.stream().anyMatch(rules -> (rules.allowed(user) & mask) != 0);
+        if ((index.wildcard.allowed(user) & mask) != 0) {
+            return true;
+        }
+        List<String> deniedPrefixes = index.prefixed.entrySet().stream()
+                .filter(e -> (e.getValue().denied(user) & mask) != 0).map(Map.Entry::getKey).toList();
+        for (Map.Entry<String, PatternRules> literal : index.literal.entrySet()) {
+            PatternRules rules = literal.getValue();
+            if ((rules.allowed(user) & mask) != 0 && (rules.denied(user) & mask) == 0
+                    && !startsWithAny(literal.getKey(), deniedPrefixes)) {
+                return true;
+            }
+        }
+        for (Map.Entry<String, PatternRules> prefix : index.prefixed.entrySet()) {
+            if ((prefix.getValue().allowed(user) & mask) != 0 && !startsWithAny(prefix.getKey(), deniedPrefixes)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean startsWithAny(String name, List<String> prefixes) {
+        return prefixes.stream().anyMatch(name::startsWith);
     }
 
     /** The number of bindings. */
@@ -160,24 +184,20 @@ public final class AclRules {
         private final Map<String, PatternRules> prefixed;
         /** The distinct prefix lengths, ascending, so a name is cut only where some prefix could match. */
         private final int[] prefixLengths;
-        private final List<PatternRules> all;
 
         private PatternIndex(Map<String, PatternRules> literal, PatternRules wildcard, Map<String, PatternRules> prefixed,
-                             int[] prefixLengths, List<PatternRules> all) {
+                             int[] prefixLengths) {
             this.literal = literal;
             this.wildcard = wildcard;
             this.prefixed = prefixed;
             this.prefixLengths = prefixLengths;
-            this.all = all;
         }
 
         static PatternIndex of(Map<String, PatternRules.Builder> literals, Map<String, PatternRules.Builder> prefixes) {
             Map<String, PatternRules> literal = new HashMap<>();
             PatternRules wildcard = PatternRules.EMPTY;
-            List<PatternRules> all = new ArrayList<>();
             for (Map.Entry<String, PatternRules.Builder> e : literals.entrySet()) {
                 PatternRules rules = e.getValue().build();
-                all.add(rules);
                 if (e.getKey().equals(ResourcePattern.WILDCARD_RESOURCE)) {
                     wildcard = rules;
                 } else {
@@ -188,12 +208,11 @@ public final class AclRules {
             TreeSet<Integer> lengths = new TreeSet<>();
             for (Map.Entry<String, PatternRules.Builder> e : prefixes.entrySet()) {
                 PatternRules rules = e.getValue().build();
-                all.add(rules);
                 prefixed.put(e.getKey(), rules);
                 lengths.add(e.getKey().length());
             }
             return new PatternIndex(Map.copyOf(literal), wildcard, Map.copyOf(prefixed),
-                    lengths.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(all));
+                    lengths.stream().mapToInt(Integer::intValue).toArray());
         }
 
         /** The rule sets whose pattern matches {@code name}. */

@@ -131,6 +131,34 @@ class AclRulesTest {
         assertThat(deniedEverywhere.allowsAny(ALICE, AclOperation.WRITE, ResourceType.TOPIC)).isFalse();
     }
 
+    /** Kafka's authorizeByResourceType: an ALLOW counts only if no DENY prefix covers every name it names. */
+    @Test
+    void allowsAnyIgnoresAnAllowEveryNameOfWhichADenyPrefixCovers() {
+        assertThat(anyWrite(allow("User:alice", PatternType.PREFIXED, "orders", AclOperation.WRITE),
+                deny("User:*", PatternType.PREFIXED, "orders", AclOperation.ALL))).as("same prefix denied").isFalse();
+        assertThat(anyWrite(allow("User:alice", PatternType.PREFIXED, "orders.eu", AclOperation.WRITE),
+                deny("User:alice", PatternType.PREFIXED, "orders", AclOperation.WRITE))).as("shorter prefix denied")
+                .isFalse();
+        assertThat(anyWrite(allow("User:alice", PatternType.LITERAL, "orders", AclOperation.WRITE),
+                deny("User:alice", PatternType.PREFIXED, "ord", AclOperation.WRITE))).as("literal under a denied prefix")
+                .isFalse();
+        assertThat(anyWrite(allow("User:alice", PatternType.LITERAL, "orders", AclOperation.WRITE),
+                deny("User:alice", PatternType.LITERAL, "orders", AclOperation.WRITE))).as("same literal denied")
+                .isFalse();
+        assertThat(anyWrite(allow("User:alice", PatternType.PREFIXED, "orders", AclOperation.WRITE),
+                deny("User:alice", PatternType.LITERAL, "orders", AclOperation.WRITE)))
+                .as("a prefix names more topics than the one literal denied").isTrue();
+        assertThat(anyWrite(allow("User:alice", PatternType.PREFIXED, "orders", AclOperation.WRITE),
+                deny("User:alice", PatternType.PREFIXED, "orders.eu", AclOperation.WRITE)))
+                .as("a longer denied prefix leaves names").isTrue();
+        assertThat(anyWrite(allow("User:alice", PatternType.LITERAL, "*", AclOperation.WRITE),
+                deny("User:alice", PatternType.PREFIXED, "o", AclOperation.WRITE))).as("the wildcard allowed").isTrue();
+    }
+
+    private static boolean anyWrite(AclBinding... bindings) {
+        return AclRules.of(List.of(bindings)).allowsAny(ALICE, AclOperation.WRITE, ResourceType.TOPIC);
+    }
+
     @Test
     void manyRulesForOnePatternAndPrincipalAreAllHonoured() {
         AclRules rules = AclRules.of(List.of(

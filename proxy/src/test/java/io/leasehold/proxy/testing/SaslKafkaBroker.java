@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +54,7 @@ public final class SaslKafkaBroker implements AutoCloseable {
     /** Formats, starts and waits until the node serves, with {@code user}/{@code password} known to it. */
     public static SaslKafkaBroker start(String user, String password, Duration sessionLifetime, Path logDir)
             throws IOException {
-        return start(user, password, sessionLifetime, logDir, List.of());
+        return start(user, password, sessionLifetime, logDir, Options.NONE);
     }
 
     /**
@@ -63,18 +64,23 @@ public final class SaslKafkaBroker implements AutoCloseable {
      */
     public static SaslKafkaBroker startAuthorizing(String user, String password, Duration sessionLifetime,
                                                    Path logDir) throws IOException {
-        return start(user, password, sessionLifetime, logDir, List.of(
-                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-                "super.users=User:" + user + ";User:ANONYMOUS"));
+        return start(user, password, sessionLifetime, logDir, new Options(Map.of(), true, List.of("User:" + user)));
     }
 
-    private static SaslKafkaBroker start(String user, String password, Duration sessionLifetime, Path logDir,
-                                         List<String> extraSettings) throws IOException {
+    /**
+     * As {@link #start(String, String, Duration, Path)}, with {@code options}: more PLAIN users
+     * and, optionally, Kafka's {@code StandardAuthorizer} in force.
+     */
+    public static SaslKafkaBroker start(String user, String password, Duration sessionLifetime, Path logDir,
+                                        Options options) throws IOException {
         Path dir = Files.createTempDirectory("leasehold-sasl-kafka-");
         int[] ports = LoopbackPorts.take(3);
         Path config = dir.resolve("server.properties");
-        String plainUsers = "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + user + "=\""
-                + password + "\";";
+        StringBuilder plainUsers = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+                + user + "=\"" + password + "\"");
+        options.plainUsers().forEach((name, secret) -> plainUsers.append(" user_").append(name).append("=\"")
+                .append(secret).append('"'));
+        plainUsers.append(';');
         Files.writeString(config, String.join("\n",
                 "process.roles=broker,controller",
                 "node.id=" + ID,
@@ -100,7 +106,7 @@ public final class SaslKafkaBroker implements AutoCloseable {
                 "share.coordinator.state.topic.min.isr=1",
                 "group.initial.rebalance.delay.ms=0",
                 "auto.create.topics.enable=false",
-                String.join("\n", extraSettings),
+                options.serverProperties(),
                 ""));
         JavaCommand java = new JavaCommand(System.getProperty("java.class.path"), JVM);
         try (ManagedProcess format = ManagedProcess.start("kafka-sasl-format", java.command("kafka.tools.StorageTool",
@@ -122,6 +128,27 @@ public final class SaslKafkaBroker implements AutoCloseable {
         } catch (RuntimeException e) {
             broker.close();
             throw e;
+        }
+    }
+
+    /**
+     * What a test adds to the default node: PLAIN users besides the one {@link #start} names, and
+     * whether Kafka's own {@code StandardAuthorizer} decides requests, with which super users
+     * (the plaintext listeners' {@code User:ANONYMOUS} is always one, so the test's admin client
+     * and the controller keep working).
+     */
+    public record Options(Map<String, String> plainUsers, boolean authorizer, List<String> superUsers) {
+        /** Today's node: one user, no authorizer. */
+        public static final Options NONE = new Options(Map.of(), false, List.of());
+
+        String serverProperties() {
+            if (!authorizer) {
+                return "";
+            }
+            List<String> supers = new ArrayList<>(superUsers);
+            supers.add("User:ANONYMOUS");
+            return "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer\n"
+                    + "super.users=" + String.join(";", supers);
         }
     }
 
