@@ -4,8 +4,10 @@ import io.leasehold.proxy.authorization.Authorizer;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
@@ -67,13 +69,37 @@ final class AdminAccess {
     }
 
     /**
+     * The topics named in {@code body} whose existence decides {@code principal}'s answer: a
+     * DeleteTopics of a topic it may DESCRIBE but not DELETE. Kafka tells such a principal that a
+     * missing topic is unknown (UNKNOWN_TOPIC_OR_PARTITION) and refuses only existing ones; a
+     * principal that may not describe the topic is refused either way, so nothing is revealed.
+     */
+    Set<String> topicsWhoseExistenceDecides(ApiMessage body, KafkaPrincipal principal) {
+        if (!(body instanceof DeleteTopicsRequestData delete)) {
+            return Set.of();
+        }
+        Stream<String> names = delete.topics().isEmpty() ? delete.topicNames().stream()
+                : delete.topics().stream().map(DeleteTopicsRequestData.DeleteTopicState::name).filter(Objects::nonNull);
+        return names.filter(name -> !authorizer.allowsQuietly(principal, AclOperation.DELETE, ResourceType.TOPIC, name)
+                        && authorizer.allowsQuietly(principal, AclOperation.DESCRIBE, ResourceType.TOPIC, name))
+                .collect(Collectors.toSet());
+    }
+
+    /** As {@link #split(ApiMessage, KafkaPrincipal, Map, Set)}, with every named topic taken to exist. */
+    AdminSplit split(ApiMessage body, KafkaPrincipal principal, Map<Uuid, String> topicNames) {
+        return split(body, principal, topicNames, Set.of());
+    }
+
+    /**
      * Decides each resource of {@code body} for {@code principal}.
      *
-     * @param topicNames names of the topic ids in {@code body} (see {@link #topicIds}); an id
-     *                   missing here is answered UNKNOWN_TOPIC_ID
+     * @param topicNames    names of the topic ids in {@code body} (see {@link #topicIds}); an id
+     *                      missing here is answered UNKNOWN_TOPIC_ID
+     * @param unknownTopics those of {@link #topicsWhoseExistenceDecides} no broker knows
      * @throws IllegalArgumentException if {@code body} is not one of the APIs decided here
      */
-    AdminSplit split(ApiMessage body, KafkaPrincipal principal, Map<Uuid, String> topicNames) {
+    AdminSplit split(ApiMessage body, KafkaPrincipal principal, Map<Uuid, String> topicNames,
+                     Set<String> unknownTopics) {
         if (body instanceof CreateTopicsRequestData create) {
             boolean cluster = authorizer.allowsQuietly(principal, AclOperation.CREATE, ResourceType.CLUSTER,
                     Resource.CLUSTER_NAME);
@@ -83,8 +109,8 @@ final class AdminAccess {
         if (body instanceof DeleteTopicsRequestData delete) {
             return delete.topics().isEmpty()
                     ? ResourceSplit.of(AdminResourceLists.DELETE_TOPIC_NAMES, delete,
-                            name -> topic(principal, AclOperation.DELETE, name))
-                    : deleteTopics(delete, principal, topicNames);
+                            name -> deletion(principal, name, unknownTopics))
+                    : deleteTopics(delete, principal, topicNames, unknownTopics);
         }
         if (body instanceof CreatePartitionsRequestData partitions) {
             return ResourceSplit.of(AdminResourceLists.CREATE_PARTITIONS, partitions,
@@ -120,7 +146,7 @@ final class AdminAccess {
      * principal may describe the topic (Kafka never tells a name the client may not see).
      */
     private AdminSplit deleteTopics(DeleteTopicsRequestData delete, KafkaPrincipal principal,
-                                    Map<Uuid, String> topicNames) {
+                                    Map<Uuid, String> topicNames, Set<String> unknownTopics) {
         Map<Uuid, String> disclosed = new HashMap<>();
         for (Uuid id : topicIds(delete)) {
             String name = topicNames.get(id);
@@ -130,7 +156,7 @@ final class AdminAccess {
         }
         return ResourceSplit.of(AdminResourceLists.deleteTopics(disclosed), delete, topic -> {
             if (topic.name() != null) {
-                return topic(principal, AclOperation.DELETE, topic.name());
+                return deletion(principal, topic.name(), unknownTopics);
             }
             if (Uuid.ZERO_UUID.equals(topic.topicId())) {
                 return new ApiError(Errors.INVALID_REQUEST, "A topic to delete needs a name or an id, this one has "
@@ -146,6 +172,13 @@ final class AdminAccess {
             return new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, "Not authorized to DELETE topic "
                     + (disclosed.containsKey(topic.topicId()) ? name : "id " + topic.topicId()));
         });
+    }
+
+    /** A topic to delete by name: refused without DELETE, unless it is one of {@code unknownTopics}. */
+    private ApiError deletion(KafkaPrincipal principal, String name, Set<String> unknownTopics) {
+        ApiError refused = topic(principal, AclOperation.DELETE, name);
+        return refused != null && unknownTopics.contains(name) ? new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                : refused;
     }
 
     /** A topic given by id (OffsetCommit v10), decided on its name; an id nobody can name is unknown. */

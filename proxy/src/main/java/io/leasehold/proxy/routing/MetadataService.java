@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
@@ -186,6 +187,21 @@ final class MetadataService implements TopicNameResolver {
                 return Map.copyOf(next);
             });
         }
+    }
+
+    /**
+     * Which of {@code names} the backends do not know (UNKNOWN_TOPIC_OR_PARTITION), asked without
+     * creating any; when they cannot be asked, none, so that callers keep the answer that reveals least.
+     */
+    CompletableFuture<Set<String>> unknownTopics(Set<String> names) {
+        MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(false);
+        names.stream().sorted().forEach(name -> request.topics().add(
+                new MetadataRequestData.MetadataRequestTopic().setName(name)));
+        return backendAnswer(request, TOPIC_ID_VERSION).handle((response, error) -> response == null ? Set.of()
+                : response.topics().stream()
+                        .filter(topic -> topic.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                        .map(MetadataResponseData.MetadataResponseTopic::name)
+                        .collect(Collectors.toUnmodifiableSet()));
     }
 
     @Override

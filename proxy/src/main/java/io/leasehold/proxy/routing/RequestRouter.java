@@ -257,12 +257,14 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> perResource(RequestFrame request, ClientContext client,
                                                             ApiMessage body, Forwarder forwarder) {
         Set<Uuid> ids = AdminAccess.topicIds(body);
-        if (ids.isEmpty()) {
-            return split(request, client, body, Map.of(), forwarder);
-        }
+        Set<String> existenceDecides = adminAccess.topicsWhoseExistenceDecides(body, client.principal());
         // An unresolved lookup leaves every id unknown (UNKNOWN_TOPIC_ID, which clients retry).
-        return metadata.resolve(ids).handle((names, error) -> split(request, client, body,
-                names == null ? Map.of() : names, forwarder)).thenCompose(answer -> answer);
+        CompletableFuture<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of())
+                : metadata.resolve(ids).exceptionally(error -> Map.of());
+        CompletableFuture<Set<String>> unknown = existenceDecides.isEmpty()
+                ? CompletableFuture.completedFuture(Set.of()) : metadata.unknownTopics(existenceDecides);
+        return names.thenCombine(unknown, (topicNames, unknownTopics) -> split(request, client, body, topicNames,
+                unknownTopics, forwarder)).thenCompose(answer -> answer);
     }
 
     /** Where a request decided resource by resource goes: any broker, or its group's coordinator. */
@@ -277,9 +279,10 @@ public final class RequestRouter implements RequestHandler {
      * is, and otherwise forwards the allowed part and merges the refusals into the answer.
      */
     private CompletableFuture<ReferenceCounted> split(RequestFrame request, ClientContext client, ApiMessage body,
-                                                      Map<Uuid, String> topicNames, Forwarder forwarder) {
+                                                      Map<Uuid, String> topicNames, Set<String> unknownTopics,
+                                                      Forwarder forwarder) {
         try {
-            AdminSplit split = adminAccess.split(body, client.principal(), topicNames);
+            AdminSplit split = adminAccess.split(body, client.principal(), topicNames, unknownTopics);
             if (split.allAllowed()) {
                 ApiMessage local = BrokerConfigRefusal.answer(body);
                 return local != null ? respond(request, client, local) : widen(forwarder.forward(request, client));

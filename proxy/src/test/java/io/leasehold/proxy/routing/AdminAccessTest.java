@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -244,6 +245,26 @@ class AdminAccessTest {
                             Errors.TOPIC_AUTHORIZATION_FAILED.code()), tuple("orders-eu",
                             Errors.NONE.code()));
         }
+    }
+
+    @Test
+    void deletingAMissingTopicThePrincipalMayDescribeButNotDeleteIsUnknownAsKafkaAnswersIt() {
+        DeleteTopicsRequestData request = new DeleteTopicsRequestData()
+                .setTopicNames(List.of("seen-gone", "payments", "orders-eu", "seen-here"));
+        assertThat(access.topicsWhoseExistenceDecides(request, ALICE))
+                .as("only topics alice may describe but not delete").containsExactlyInAnyOrder("seen-gone", "seen-here");
+
+        AdminSplit split = access.split(request, ALICE, Map.of(), Set.of("seen-gone"));
+
+        assertThat(((DeleteTopicsRequestData) split.allowedPart()).topicNames()).containsExactly("orders-eu");
+        DeleteTopicsResponseData broker = new DeleteTopicsResponseData();
+        broker.responses().add(new DeleteTopicsResponseData.DeletableTopicResult().setName("orders-eu"));
+        DeleteTopicsResponseData read = asClientReads(ApiKeys.DELETE_TOPICS, (short) 5, split.answer(broker));
+        assertThat(read.responses()).extracting(r -> r.name(), r -> r.errorCode()).containsExactly(
+                tuple("seen-gone", Errors.UNKNOWN_TOPIC_OR_PARTITION.code()),
+                tuple("payments", Errors.TOPIC_AUTHORIZATION_FAILED.code()),
+                tuple("orders-eu", Errors.NONE.code()),
+                tuple("seen-here", Errors.TOPIC_AUTHORIZATION_FAILED.code()));
     }
 
     @Test

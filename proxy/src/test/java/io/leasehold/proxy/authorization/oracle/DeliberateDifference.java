@@ -16,7 +16,12 @@ enum DeliberateDifference {
     /** ApiVersions: the proxy advertises what it serves, not what the broker behind it serves. */
     OWN_API_VERSIONS("D2", ApiKeys.API_VERSIONS),
     /** Any API in a version the broker does not serve: the proxy bridges it to one the broker serves. */
-    BRIDGED_VERSION("D3");
+    BRIDGED_VERSION("D3"),
+    /**
+     * Metadata asking to create a missing topic, from a principal that may not: the proxy answers
+     * as Kafka with its default {@code auto.create.topics.enable=true}, whatever the brokers' setting.
+     */
+    CREATION_REFUSED("D4");
 
     private final String id;
     private final ApiKeys[] apis;
