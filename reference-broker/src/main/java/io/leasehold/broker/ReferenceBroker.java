@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import javax.net.ssl.SSLException;
+import io.leasehold.broker.cluster.AlterConfigsHandler;
 import io.leasehold.broker.cluster.ClusterView;
 import io.leasehold.broker.cluster.DescribeClusterHandler;
 import io.leasehold.broker.cluster.DescribeConfigsHandler;
@@ -15,6 +16,8 @@ import io.leasehold.broker.etcd.BrokerKeys;
 import io.leasehold.broker.etcd.Etcd;
 import io.leasehold.broker.fetch.FetchHandler;
 import io.leasehold.broker.fetch.ListOffsetsHandler;
+import io.leasehold.broker.fetch.OffsetForLeaderEpochHandler;
+import io.leasehold.broker.group.DeleteGroupsHandler;
 import io.leasehold.broker.group.FindCoordinatorHandler;
 import io.leasehold.broker.group.GroupCoordinator;
 import io.leasehold.broker.group.GroupListingHandlers;
@@ -37,6 +40,7 @@ import io.leasehold.broker.storage.PartitionIndexStore;
 import io.leasehold.broker.storage.PartitionReader;
 import io.leasehold.broker.storage.SegmentFiles;
 import io.leasehold.broker.storage.SegmentReader;
+import io.leasehold.broker.topic.CreatePartitionsHandler;
 import io.leasehold.broker.topic.CreateTopicsHandler;
 import io.leasehold.broker.topic.DeleteTopicsHandler;
 import io.leasehold.broker.topic.TopicStore;
@@ -160,24 +164,33 @@ public final class ReferenceBroker implements AutoCloseable {
         ListOffsetsHandler listOffsets = new ListOffsetsHandler(topics, reader);
         FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(coordinator, cluster, self);
         DescribeConfigsHandler describeConfigs = new DescribeConfigsHandler(options.id(), topics);
+        AlterConfigsHandler alterConfigs = new AlterConfigsHandler(topics);
+        CreatePartitionsHandler createPartitions = new CreatePartitionsHandler(topics);
+        DeleteGroupsHandler deleteGroups = new DeleteGroupsHandler(coordinator, offsets);
+        OffsetForLeaderEpochHandler offsetForLeaderEpoch = new OffsetForLeaderEpochHandler(topics, reader);
         if (kafscale) {
-            // KafScale v1.6's table (KAFSCALE-NOTES.md), narrowed to the versions these handlers
-            // serve; APIs the reference broker does not implement are left out rather than faked.
-            apis.add(ApiKeys.API_VERSIONS, 0, 3, versions)
+            // KafScale v1.6's whole table (KAFSCALE-NOTES.md). Where KafScale starts lower than
+            // kafka-clients can parse (Produce 0-2, ListOffsets 0, CreateTopics 0-1, DeleteTopics 0),
+            // the range starts at kafka-clients' oldest version.
+            apis.add(ApiKeys.API_VERSIONS, 0, 4, versions)
                     .add(ApiKeys.METADATA, 0, 12, metadata)
                     .add(ApiKeys.DESCRIBE_CONFIGS, 4, 4, describeConfigs)
+                    .add(ApiKeys.ALTER_CONFIGS, 1, 1, alterConfigs)
+                    .add(ApiKeys.CREATE_PARTITIONS, 0, 3, createPartitions)
                     .add(ApiKeys.CREATE_TOPICS, 2, 2, createTopics)
                     .add(ApiKeys.DELETE_TOPICS, 1, 2, deleteTopics)
                     .add(ApiKeys.PRODUCE, 3, 9, produce)
-                    .add(ApiKeys.FETCH, 11, 12, fetch)
+                    .add(ApiKeys.FETCH, 11, 13, fetch)
                     .add(ApiKeys.LIST_OFFSETS, 1, 4, listOffsets)
+                    .add(ApiKeys.OFFSET_FOR_LEADER_EPOCH, 3, 3, offsetForLeaderEpoch)
                     .add(ApiKeys.FIND_COORDINATOR, 3, 3, findCoordinator)
                     .add(ApiKeys.JOIN_GROUP, 4, 4, membership.joinGroup())
                     .add(ApiKeys.SYNC_GROUP, 4, 4, membership.syncGroup())
                     .add(ApiKeys.HEARTBEAT, 4, 4, membership.heartbeat())
                     .add(ApiKeys.LEAVE_GROUP, 4, 4, membership.leaveGroup())
                     .add(ApiKeys.DESCRIBE_GROUPS, 5, 5, listing.describeGroups())
-                    .add(ApiKeys.LIST_GROUPS, 0, 4, listing.listGroups())
+                    .add(ApiKeys.LIST_GROUPS, 0, 5, listing.listGroups())
+                    .add(ApiKeys.DELETE_GROUPS, 0, 2, deleteGroups)
                     .add(ApiKeys.OFFSET_COMMIT, 3, 3, offsetHandlers.offsetCommit())
                     .add(ApiKeys.OFFSET_FETCH, 5, 5, offsetHandlers.offsetFetch())
                     .unsupported(KAFSCALE_UNSUPPORTED_APIS);
@@ -186,6 +199,8 @@ public final class ReferenceBroker implements AutoCloseable {
                     .add(ApiKeys.METADATA, 0, 12, metadata)
                     .add(ApiKeys.DESCRIBE_CLUSTER, 0, 1, new DescribeClusterHandler(cluster, CLUSTER_ID))
                     .add(ApiKeys.DESCRIBE_CONFIGS, 1, 4, describeConfigs)
+                    .add(ApiKeys.ALTER_CONFIGS, 0, 2, alterConfigs)
+                    .add(ApiKeys.CREATE_PARTITIONS, 0, 3, createPartitions)
                     .add(ApiKeys.CREATE_TOPICS, 2, 7, createTopics)
                     .add(ApiKeys.DELETE_TOPICS, 1, 6, deleteTopics)
                     .add(ApiKeys.INIT_PRODUCER_ID, 0, 4, new InitProducerIdHandler(etcd, keys))
@@ -200,7 +215,9 @@ public final class ReferenceBroker implements AutoCloseable {
                     .add(ApiKeys.DESCRIBE_GROUPS, 0, 5, listing.describeGroups())
                     .add(ApiKeys.LIST_GROUPS, 0, 4, listing.listGroups())
                     .add(ApiKeys.OFFSET_COMMIT, 2, 8, offsetHandlers.offsetCommit())
-                    .add(ApiKeys.OFFSET_FETCH, 1, 7, offsetHandlers.offsetFetch());
+                    .add(ApiKeys.OFFSET_FETCH, 1, 7, offsetHandlers.offsetFetch())
+                    .add(ApiKeys.DELETE_GROUPS, 0, 2, deleteGroups)
+                    .add(ApiKeys.OFFSET_FOR_LEADER_EPOCH, 2, 4, offsetForLeaderEpoch);
         }
         if (kafscale) {
             new MetadataSnapshotPublisher(client.getKVClient(), schema.metadataSnapshotKey(), "leasehold-reference", CLUSTER_ID)

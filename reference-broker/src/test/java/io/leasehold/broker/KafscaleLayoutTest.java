@@ -85,7 +85,7 @@ class KafscaleLayoutTest {
                     assertThat(versions.apiKeys().find((short) unsupported)).as("api key %d", unsupported)
                             .extracting(ApiVersion::minVersion, ApiVersion::maxVersion).containsExactly((short) -1, (short) -1);
                 }
-                assertThat(range(versions, ApiKeys.FETCH)).containsExactly((short) 11, (short) 12);
+                assertThat(range(versions, ApiKeys.FETCH)).containsExactly((short) 11, (short) 13);
                 assertThat(range(versions, ApiKeys.FIND_COORDINATOR)).containsExactly((short) 3, (short) 3);
                 assertThat(range(versions, ApiKeys.JOIN_GROUP)).containsExactly((short) 4, (short) 4);
                 assertThat(range(versions, ApiKeys.OFFSET_COMMIT)).containsExactly((short) 3, (short) 3);

@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -25,8 +26,11 @@ import org.slf4j.LoggerFactory;
  * the highest for a newer one), but only within the client version's compatibility segment: some
  * versions change what a request means, not just its fields (message format v2 records, topic ids
  * instead of names, the two-step JoinGroup member id, batched LeaveGroup members), and the proxy
- * does not translate across those. A version with no target in its segment is not bridgeable and is
- * not advertised.
+ * does not translate across those. And every request field the client's version has must exist in
+ * the target too ({@link RequestFieldCoverage}), apart from the few the bridge resets on purpose:
+ * otherwise a client that sets it gets UNSUPPORTED_VERSION for a version the proxy advertised
+ * (DeleteTopics v6 names topics in a {@code topics} array that v0-v5 lack). A version with no such
+ * target is not bridgeable and is not advertised. This is the one place that decides it, per API.
  */
 final class VersionBridge {
 
@@ -46,6 +50,11 @@ final class VersionBridge {
     private static final Logger LOG = LoggerFactory.getLogger(VersionBridge.class);
     /** First OffsetFetch version with {@code requireStable}. */
     private static final short OFFSET_FETCH_REQUIRE_STABLE = 7;
+    /**
+     * Request fields the bridge resets before encoding in a version that lacks them (see
+     * {@link #dropFieldsTargetLacks}), so their absence in the target does not block bridging.
+     */
+    private static final Map<ApiKeys, Set<String>> RESET_FIELDS = Map.of(ApiKeys.OFFSET_FETCH, Set.of("require_stable"));
 
     private final Map<ApiKeys, Range> backends;
 
@@ -94,7 +103,15 @@ final class VersionBridge {
         if (low > high) {
             return -1;
         }
-        return clientVersion < low ? low : high;
+        short target = clientVersion < low ? low : high;
+        return carriesEveryField(api, clientVersion, target) ? target : -1;
+    }
+
+    /** True if every request field {@code clientVersion} has exists in {@code target}, or is reset on purpose. */
+    private static boolean carriesEveryField(ApiKeys api, short clientVersion, short target) {
+        Set<String> missing = RequestFieldCoverage.fieldsMissingIn(api, clientVersion, target);
+        missing.removeAll(RESET_FIELDS.getOrDefault(api, Set.of()));
+        return missing.isEmpty();
     }
 
     /**

@@ -50,7 +50,7 @@ class ApiVersionsAcrossBrokersTest {
         }
         return versions(range(ApiKeys.PRODUCE, 3, 11), range(ApiKeys.FETCH, 4, 12), range(ApiKeys.METADATA, 0, 12),
                 range(ApiKeys.JOIN_GROUP, 0, 9), range(ApiKeys.OFFSET_COMMIT, 2, 8), range(ApiKeys.INIT_PRODUCER_ID, 0, 4),
-                range(ApiKeys.FIND_COORDINATOR, 0, 4));
+                range(ApiKeys.FIND_COORDINATOR, 0, 4), range(ApiKeys.DELETE_TOPICS, 1, 6));
     }
 
     private static ApiMessage kafscaleBroker(ApiMessage request) {
@@ -59,7 +59,7 @@ class ApiVersionsAcrossBrokersTest {
         }
         return versions(range(ApiKeys.PRODUCE, 0, 9), range(ApiKeys.FETCH, 11, 13), range(ApiKeys.METADATA, 4, 8),
                 range(ApiKeys.JOIN_GROUP, 4, 4), range(ApiKeys.OFFSET_COMMIT, 3, 3), range(ApiKeys.INIT_PRODUCER_ID, -1, -1),
-                range(ApiKeys.FIND_COORDINATOR, 3, 3));
+                range(ApiKeys.FIND_COORDINATOR, 3, 3), range(ApiKeys.DELETE_TOPICS, 0, 2));
     }
 
     private static ApiVersion range(ApiKeys api, int min, int max) {
@@ -106,12 +106,17 @@ class ApiVersionsAcrossBrokersTest {
                 .as("4..12 bridge to 11..12; 13+ names topics by id, which no common version does")
                 .containsExactly((short) 4, (short) 12);
         assertThat(answer.apiKeys().find(ApiKeys.JOIN_GROUP.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
-                .as("v0..3 have no member-id round, so they cannot bridge to v4")
-                .containsExactly((short) 4, ApiKeys.JOIN_GROUP.latestVersion());
+                .as("v0..3 have no member-id round, so they cannot bridge to v4; v5+ carry group_instance_id")
+                .containsExactly((short) 4, (short) 4);
         assertThat(answer.apiKeys().find(ApiKeys.OFFSET_COMMIT.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
-                .containsExactly(ApiKeys.OFFSET_COMMIT.oldestVersion(), (short) 9);
+                .as("v6+ carry committed_leader_epoch, which v3 lacks")
+                .containsExactly(ApiKeys.OFFSET_COMMIT.oldestVersion(), (short) 5);
+        assertThat(answer.apiKeys().find(ApiKeys.DELETE_TOPICS.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
+                .as("v6 names topics in a topics[] array that v2 lacks")
+                .containsExactly(ApiKeys.DELETE_TOPICS.oldestVersion(), (short) 5);
         assertThat(answer.apiKeys().find(ApiKeys.METADATA.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
-                .as("v0 reads an empty topic list as all topics").containsExactly((short) 1, ApiKeys.METADATA.latestVersion());
+                .as("v0 reads an empty topic list as all topics; v10+ may name topics by id, which v8 lacks")
+                .containsExactly((short) 1, (short) 9);
         assertThat(answer.apiKeys().find(ApiKeys.PRODUCE.id)).extracting(ApiVersion::minVersion, ApiVersion::maxVersion)
                 .containsExactly((short) 3, (short) 9);
         assertThat(wide.requests(ApiKeys.API_VERSIONS)).isEqualTo(1);

@@ -20,7 +20,6 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
-import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -59,7 +58,8 @@ class VersionBridgeTest {
             Map.entry(ApiKeys.HEARTBEAT, new VersionBridge.Range((short) 4, (short) 4)),
             Map.entry(ApiKeys.LEAVE_GROUP, new VersionBridge.Range((short) 4, (short) 4)),
             Map.entry(ApiKeys.OFFSET_COMMIT, new VersionBridge.Range((short) 3, (short) 3)),
-            Map.entry(ApiKeys.OFFSET_FETCH, new VersionBridge.Range((short) 5, (short) 5))));
+            Map.entry(ApiKeys.OFFSET_FETCH, new VersionBridge.Range((short) 5, (short) 5)),
+            Map.entry(ApiKeys.DELETE_TOPICS, new VersionBridge.Range((short) 0, (short) 2))));
 
     @Test
     void keepsTheClientVersionWhenEveryBackendSupportsIt() {
@@ -71,11 +71,24 @@ class VersionBridgeTest {
     @Test
     void picksTheNearestSupportedVersionWithinTheClientVersionsSegment() {
         assertThat(KAFSCALE.target(ApiKeys.FETCH, (short) 4)).as("older client: lowest supported").isEqualTo((short) 11);
-        assertThat(KAFSCALE.target(ApiKeys.FETCH, (short) 15)).as("newer client: highest supported").isEqualTo((short) 13);
+        assertThat(KAFSCALE.target(ApiKeys.FETCH, (short) 14)).as("newer client: highest supported").isEqualTo((short) 13);
         assertThat(KAFSCALE.target(ApiKeys.HEARTBEAT, (short) 0)).isEqualTo((short) 4);
         assertThat(KAFSCALE.target(ApiKeys.OFFSET_FETCH, (short) 1)).isEqualTo((short) 5);
-        assertThat(KAFSCALE.target(ApiKeys.OFFSET_COMMIT, (short) 9)).isEqualTo((short) 3);
-        assertThat(KAFSCALE.target(ApiKeys.JOIN_GROUP, (short) 9)).isEqualTo((short) 4);
+        assertThat(KAFSCALE.target(ApiKeys.OFFSET_COMMIT, (short) 5)).isEqualTo((short) 3);
+        assertThat(KAFSCALE.target(ApiKeys.DELETE_TOPICS, (short) 5)).isEqualTo((short) 2);
+    }
+
+    @Test
+    void doesNotServeAVersionWithARequestFieldTheTargetLacks() {
+        assertThat(KAFSCALE.canServe(ApiKeys.DELETE_TOPICS, (short) 6)).as("topics[] by name or id").isFalse();
+        assertThat(KAFSCALE.canServe(ApiKeys.DELETE_TOPICS, (short) 5)).isTrue();
+        assertThat(KAFSCALE.canServe(ApiKeys.JOIN_GROUP, (short) 5)).as("group_instance_id").isFalse();
+        assertThat(KAFSCALE.canServe(ApiKeys.OFFSET_COMMIT, (short) 6)).as("committed_leader_epoch").isFalse();
+        assertThat(KAFSCALE.canServe(ApiKeys.LEAVE_GROUP, (short) 5)).as("members[].reason").isFalse();
+        assertThat(KAFSCALE.canServe(ApiKeys.FETCH, (short) 15)).as("tagged replica_state").isFalse();
+        assertThat(KAFSCALE.canServe(ApiKeys.OFFSET_FETCH, (short) 7)).as("require_stable is reset on purpose")
+                .isTrue();
+        assertThat(KAFSCALE.target(ApiKeys.DELETE_TOPICS, (short) 6)).as("forwarded as it is").isEqualTo((short) 6);
     }
 
     @Test
@@ -104,23 +117,6 @@ class VersionBridgeTest {
 
     @Test
     void groupMembershipRequestsAndAnswersSurviveTheBridgeInEveryServableVersion() {
-        roundTrip(ApiKeys.JOIN_GROUP, v -> new JoinGroupRequestData().setGroupId("g").setSessionTimeoutMs(10_000)
-                        .setRebalanceTimeoutMs(30_000).setMemberId("m-1").setProtocolType("consumer")
-                        .setReason(v >= 8 ? "rebalance" : null)
-                        .setProtocols(protocols()),
-                (JoinGroupRequestData sent) -> {
-                    assertThat(sent.groupId()).isEqualTo("g");
-                    assertThat(sent.memberId()).isEqualTo("m-1");
-                    assertThat(sent.protocols().find("range").metadata()).isEqualTo(bytes("subscription"));
-                },
-                new JoinGroupResponseData().setGenerationId(3).setProtocolName("range").setLeader("m-1")
-                        .setMemberId("m-1").setMembers(List.of(new JoinGroupResponseData.JoinGroupResponseMember()
-                                .setMemberId("m-1").setMetadata(bytes("subscription")))),
-                (JoinGroupResponseData got) -> {
-                    assertThat(got.generationId()).isEqualTo(3);
-                    assertThat(got.leader()).isEqualTo("m-1");
-                    assertThat(got.members()).hasSize(1);
-                });
         roundTrip(ApiKeys.SYNC_GROUP, v -> new SyncGroupRequestData().setGroupId("g").setGenerationId(3)
                         .setMemberId("m-1").setProtocolType(v >= 5 ? "consumer" : null)
                         .setProtocolName(v >= 5 ? "range" : null)

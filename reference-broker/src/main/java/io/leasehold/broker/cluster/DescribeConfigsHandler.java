@@ -16,12 +16,16 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * DescribeConfigs, enough for admin tools: a topic has no overrides (an empty list), the
+ * DescribeConfigs, enough for admin tools: a topic shows the overrides AlterConfigs stored (only
+ * those named, when the request names some), the
  * cluster-wide broker defaults are empty, and this broker's own resource shows its
  * {@code broker.id}. Like Kafka, a broker asked for another broker's configs answers
  * INVALID_REQUEST.
  */
 public final class DescribeConfigsHandler implements ApiHandler {
+
+    /** DescribeConfigs' config source for a per-topic override. */
+    private static final byte DYNAMIC_TOPIC_CONFIG = 1;
 
     private final int brokerId;
     private final TopicStore topics;
@@ -49,9 +53,20 @@ public final class DescribeConfigsHandler implements ApiHandler {
         DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(resource.resourceType())
                 .setResourceName(resource.resourceName());
         if (resource.resourceType() == ConfigResource.Type.TOPIC.id()) {
-            return topics.find(resource.resourceName()).thenApply(topic -> topic.isPresent() ? result
-                    : result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
-                            .setErrorMessage("topic " + resource.resourceName() + " does not exist"));
+            String topic = resource.resourceName();
+            return topics.find(topic).thenCombine(topics.configs(topic), (found, configs) -> {
+                if (found.isEmpty()) {
+                    return result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                            .setErrorMessage("topic " + topic + " does not exist");
+                }
+                configs.forEach((name, value) -> {
+                    if (resource.configurationKeys() == null || resource.configurationKeys().contains(name)) {
+                        result.configs().add(new DescribeConfigsResourceResult().setName(name).setValue(value)
+                                .setReadOnly(false).setConfigSource(DYNAMIC_TOPIC_CONFIG).setIsSensitive(false));
+                    }
+                });
+                return result;
+            });
         }
         if (resource.resourceType() != ConfigResource.Type.BROKER.id()) {
             return CompletableFuture.completedFuture(result.setErrorCode(Errors.INVALID_REQUEST.code())

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
  * The broker's own etcd keys, beside the ownership contract's keys from {@link KeySchema}:
  * <ul>
  *   <li>{@code P/topics/{topic}/meta} — topic id and partition count (JSON)</li>
+ *   <li>{@code P/topics/{topic}/configs} — the topic's config overrides (JSON object of strings)</li>
  *   <li>{@code P/segments/{topic}/{partition}/{base offset}} — one committed segment (JSON)</li>
  *   <li>{@code P/producers/{topic}/{partition}/{producer id}} — idempotent producer state (JSON)</li>
  *   <li>{@code P/groups/{group}/offsets/{topic}/{partition}} — a committed group offset (JSON)</li>
@@ -42,6 +43,10 @@ public final class BrokerKeys {
 
     public String topicMetaKey(String topic) {
         return topicPrefix(topic) + "meta";
+    }
+
+    public String topicConfigsKey(String topic) {
+        return topicPrefix(topic) + "configs";
     }
 
     /** The topic named by a {@code P/topics/{topic}/meta} key, or null for any other key. */

@@ -58,6 +58,11 @@ public final class Etcd {
         return kv.txn().Then(putOps(puts)).commit().thenApply(response -> null);
     }
 
+    /** Deletes every key under a prefix. */
+    public CompletableFuture<Void> deletePrefix(String prefix) {
+        return kv.delete(bytes(prefix), DELETE_PREFIX).thenApply(response -> null);
+    }
+
     public static Op[] putOps(Map<String, String> puts) {
         return puts.entrySet().stream()
                 .map(entry -> Op.put(bytes(entry.getKey()), bytes(entry.getValue()), PutOption.DEFAULT))

@@ -10,6 +10,7 @@ import io.leasehold.broker.topic.TopicMeta;
 import io.leasehold.broker.topic.TopicStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +20,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
@@ -34,8 +36,11 @@ import org.apache.kafka.common.protocol.Errors;
  * than {@code min_bytes} looks again when this broker commits to one of its partitions, or
  * after a poll interval (for commits by other brokers), until {@code max_wait_ms} has passed.
  * Fetch sessions are not kept: every answer has session id 0, so clients send full fetches.
+ * From v13 on topics are named by id, and answered by id.
  */
 public final class FetchHandler implements ApiHandler {
+
+    private static final short FIRST_VERSION_WITH_TOPIC_IDS = 13;
 
     private final TopicStore topics;
     private final PartitionReader reader;
@@ -52,16 +57,18 @@ public final class FetchHandler implements ApiHandler {
         this.signals = signals;
     }
 
-    private record PartitionAnswer(String topic, PartitionData data, int bytes) {
+    private record PartitionAnswer(String topic, Uuid topicId, PartitionData data, int bytes) {
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
         FetchRequestData data = request.data(FetchRequestData.class);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, data.maxWaitMs()));
-        List<String> names = data.topics().stream().map(FetchTopic::topic).toList();
         CompletableFuture<ApiMessage> response = new CompletableFuture<>();
-        TopicLookup.resolve(topics, names).whenComplete((metas, error) -> {
+        nameTopics(data, request.version()).thenCompose(named -> {
+            List<String> names = data.topics().stream().map(FetchTopic::topic).toList();
+            return TopicLookup.resolve(topics, names);
+        }).whenComplete((metas, error) -> {
             if (error != null) {
                 response.completeExceptionally(error);
             } else {
@@ -69,6 +76,21 @@ public final class FetchHandler implements ApiHandler {
             }
         });
         return response;
+    }
+
+    /**
+     * From v13 on, topics are named by id only: fills in each known id's name, so the rest of the
+     * handler reads by name. An unknown id keeps an empty name, which no topic has.
+     */
+    private CompletableFuture<Void> nameTopics(FetchRequestData data, short version) {
+        if (version < FIRST_VERSION_WITH_TOPIC_IDS) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return topics.all().thenAccept(all -> {
+            Map<Uuid, String> names = new HashMap<>();
+            all.values().forEach(meta -> names.put(meta.topicId(), meta.name()));
+            data.topics().forEach(topic -> topic.setTopic(names.getOrDefault(topic.topicId(), "")));
+        });
     }
 
     private void attempt(FetchRequestData data, Map<String, Optional<TopicMeta>> metas, long deadline,
@@ -146,7 +168,7 @@ public final class FetchHandler implements ApiHandler {
                     chain = chain.thenCompose(answers -> {
                         int used = answers.stream().mapToInt(PartitionAnswer::bytes).sum();
                         int budget = Math.min(partition.partitionMaxBytes(), Math.max(0, data.maxBytes() - used));
-                        return readPartition(topic.topic(), metas.get(topic.topic()), index, partition, budget)
+                        return readPartition(topic, metas.get(topic.topic()), index, partition, budget)
                                 .thenApply(answer -> {
                                     answers.add(answer);
                                     return answers;
@@ -158,27 +180,32 @@ public final class FetchHandler implements ApiHandler {
         });
     }
 
-    private CompletableFuture<PartitionAnswer> readPartition(String topic, Optional<TopicMeta> meta,
+    private CompletableFuture<PartitionAnswer> readPartition(FetchTopic fetched, Optional<TopicMeta> meta,
                                                              Optional<PartitionIndex> found, FetchPartition partition,
                                                              int budget) {
         int index = partition.partition();
+        String topic = fetched.topic();
+        Uuid topicId = fetched.topicId();
+        if (meta.isEmpty() && !topicId.equals(Uuid.ZERO_UUID)) {
+            return CompletableFuture.completedFuture(error(topic, topicId, index, Errors.UNKNOWN_TOPIC_ID));
+        }
         if (meta.isEmpty() || found.isEmpty()) {
-            return CompletableFuture.completedFuture(error(topic, index, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+            return CompletableFuture.completedFuture(error(topic, topicId, index, Errors.UNKNOWN_TOPIC_OR_PARTITION));
         }
         PartitionIndex partitionIndex = found.get();
         long offset = partition.fetchOffset();
         if (offset < partitionIndex.logStartOffset() || offset > partitionIndex.nextOffset()) {
-            return CompletableFuture.completedFuture(new PartitionAnswer(topic,
+            return CompletableFuture.completedFuture(new PartitionAnswer(topic, topicId,
                     partitionData(index, partitionIndex, Errors.OFFSET_OUT_OF_RANGE), 0));
         }
         if (budget <= 0) {
-            return CompletableFuture.completedFuture(new PartitionAnswer(topic,
+            return CompletableFuture.completedFuture(new PartitionAnswer(topic, topicId,
                     partitionData(index, partitionIndex, Errors.NONE), 0));
         }
         return reader.read(meta.get(), index, partitionIndex, offset, budget).thenApply(records -> {
             PartitionData data = partitionData(index, partitionIndex, Errors.NONE);
             data.setRecords(records.remaining() == 0 ? RecordBatches.empty() : RecordBatches.readable(records));
-            return new PartitionAnswer(topic, data, records.remaining());
+            return new PartitionAnswer(topic, topicId, data, records.remaining());
         });
     }
 
@@ -194,8 +221,8 @@ public final class FetchHandler implements ApiHandler {
                 .setRecords(RecordBatches.empty());
     }
 
-    private static PartitionAnswer error(String topic, int partition, Errors error) {
-        return new PartitionAnswer(topic, new PartitionData()
+    private static PartitionAnswer error(String topic, Uuid topicId, int partition, Errors error) {
+        return new PartitionAnswer(topic, topicId, new PartitionData()
                 .setPartitionIndex(partition)
                 .setErrorCode(error.code())
                 .setHighWatermark(-1)
@@ -210,8 +237,8 @@ public final class FetchHandler implements ApiHandler {
         FetchResponseData response = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
         FetchableTopicResponse current = null;
         for (PartitionAnswer answer : answers) {
-            if (current == null || !current.topic().equals(answer.topic())) {
-                current = new FetchableTopicResponse().setTopic(answer.topic());
+            if (current == null || !current.topic().equals(answer.topic()) || !current.topicId().equals(answer.topicId())) {
+                current = new FetchableTopicResponse().setTopic(answer.topic()).setTopicId(answer.topicId());
                 response.responses().add(current);
             }
             current.partitions().add(answer.data());

@@ -73,6 +73,11 @@ public final class GroupCoordinator implements ClaimListener {
         return groups.computeIfAbsent(groupId, id -> new ConsumerGroup(id, scheduler, initialRebalanceDelayMs));
     }
 
+    /** Forgets a group DeleteGroups removed; a later request starts it anew. */
+    public void deleted(String groupId) {
+        lost(groupId);
+    }
+
     /** Drops a group's state after a fenced offset commit showed the claim is gone. */
     public void lost(String groupId) {
         ConsumerGroup group = groups.remove(groupId);

@@ -17,6 +17,9 @@ import org.apache.kafka.common.protocol.Errors;
 /** DescribeGroups and ListGroups over the groups this broker coordinates. */
 public final class GroupListingHandlers {
 
+    /** The only group type this broker has (ListGroups v5 filters by type). */
+    private static final String CLASSIC = "classic";
+
     private final GroupCoordinator coordinator;
 
     public GroupListingHandlers(GroupCoordinator coordinator) {
@@ -56,8 +59,11 @@ public final class GroupListingHandlers {
                 if (!data.statesFilter().isEmpty() && data.statesFilter().stream().noneMatch(state::equalsIgnoreCase)) {
                     continue;
                 }
+                if (!data.typesFilter().isEmpty() && data.typesFilter().stream().noneMatch(CLASSIC::equalsIgnoreCase)) {
+                    continue;
+                }
                 response.groups().add(new ListedGroup().setGroupId(entry.getKey())
-                        .setProtocolType(entry.getValue().protocolType()).setGroupState(state).setGroupType("classic"));
+                        .setProtocolType(entry.getValue().protocolType()).setGroupState(state).setGroupType(CLASSIC));
             }
             return CompletableFuture.completedFuture(response);
         };

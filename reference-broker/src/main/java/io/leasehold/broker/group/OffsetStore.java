@@ -50,6 +50,15 @@ public final class OffsetStore {
         return claimer.commitFenced(claim, puts);
     }
 
+    /**
+     * Deletes every committed offset of the group. Not fenced: DeleteGroups calls it only for an
+     * empty group this broker coordinates, and offsets a stale coordinator commits afterwards would
+     * be refused by their own fence.
+     */
+    public CompletableFuture<Void> deleteAll(String group) {
+        return etcd.deletePrefix(keys.groupOffsetsPrefix(group));
+    }
+
     /** Every committed offset of the group. */
     public CompletableFuture<Map<TopicPartition, CommittedOffset>> fetch(String group) {
         String prefix = keys.groupOffsetsPrefix(group);

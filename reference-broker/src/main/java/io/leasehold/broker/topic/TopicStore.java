@@ -67,6 +67,47 @@ public final class TopicStore {
     }
 
     /**
+     * Raises the topic's partition count to {@code total}, giving each new partition its next
+     * offset, in one transaction that holds only if the topic's metadata is still {@code current}.
+     *
+     * @return false when the topic changed (or went) since {@code current} was read
+     */
+    public CompletableFuture<Boolean> addPartitions(TopicMeta current, int total) {
+        TopicMeta grown = new TopicMeta(current.name(), current.topicId(), total);
+        Map<String, String> puts = new LinkedHashMap<>();
+        puts.put(keys.topicMetaKey(current.name()), grown.toJson());
+        for (int partition = current.partitions(); partition < total; partition++) {
+            puts.put(keys.nextOffsetKey(current.name(), partition), "0");
+        }
+        ByteSequence metaKey = Etcd.bytes(keys.topicMetaKey(current.name()));
+        return etcd.kv().txn()
+                .If(new Cmp(metaKey, Cmp.Op.EQUAL, CmpTarget.value(Etcd.bytes(current.toJson()))))
+                .Then(Etcd.putOps(puts))
+                .commit()
+                .thenApply(response -> response.isSucceeded());
+    }
+
+    /** The topic's config overrides, by name; empty when it has none. */
+    public CompletableFuture<Map<String, String>> configs(String topic) {
+        return etcd.get(keys.topicConfigsKey(topic)).thenApply(value -> value.map(TopicConfigs::parse).orElse(Map.of()));
+    }
+
+    /**
+     * Replaces the topic's config overrides with {@code configs}, as AlterConfigs does, if the
+     * topic exists.
+     *
+     * @return false when there is no such topic
+     */
+    public CompletableFuture<Boolean> replaceConfigs(String topic, Map<String, String> configs) {
+        ByteSequence metaKey = Etcd.bytes(keys.topicMetaKey(topic));
+        return etcd.kv().txn()
+                .If(new Cmp(metaKey, Cmp.Op.GREATER, CmpTarget.createRevision(0)))
+                .Then(Etcd.putOps(Map.of(keys.topicConfigsKey(topic), TopicConfigs.toJson(configs))))
+                .commit()
+                .thenApply(response -> response.isSucceeded());
+    }
+
+    /**
      * Deletes the topic with its offsets, segment index, producer state and partition leases in
      * one transaction. Deleting the lease keys makes their owners drop their writers at once.
      *
