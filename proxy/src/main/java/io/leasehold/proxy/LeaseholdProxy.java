@@ -108,9 +108,11 @@ public final class LeaseholdProxy implements AutoCloseable {
      * @param acls  the loaded ACL file when the proxy authorizes, else {@code null}; reloaded when it changes
      * @param brokerCredentials the service identity's password when {@code backends.sasl} is set, else
      *              {@code null}; reloaded when its file changes
+     * @param build the version and commit, exported as {@code leasehold_build_info}
      */
     public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
-                          VerificationKeys tokenKeys, AclsFile acls, BrokerCredentials brokerCredentials) {
+                          VerificationKeys tokenKeys, AclsFile acls, BrokerCredentials brokerCredentials,
+                          BuildInfo build) {
         this.tokenKeys = tokenKeys;
         this.config = config;
         this.etcd = etcd;
@@ -120,6 +122,7 @@ public final class LeaseholdProxy implements AutoCloseable {
             users.reloadWith(mountedFiles);
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        build.bindTo(registry);
         if (tokenKeys != null) {
             tokenKeys.keepCurrent(mountedFiles, new JwksMetrics(registry));
         }

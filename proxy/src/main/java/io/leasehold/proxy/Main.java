@@ -19,7 +19,6 @@ import io.leasehold.proxy.security.JwksFile;
 import io.leasehold.proxy.security.JwksUrl;
 import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.tls.ReloadingTls;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,53 +27,103 @@ import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import io.leasehold.proxy.logging.LogOutput;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
- * Command line entry point: {@code --config FILE} runs the proxy, {@code --validate-config FILE}
- * only checks the file (the secret, TLS and users files it names are read, and reported if
- * unusable, when the proxy starts; so is the ACL file), {@code users add NAME} prints a users-file entry. Prints
- * {@code READY host:port} once serving; SIGTERM drains and exits 0, or {@value #DRAIN_TIMED_OUT}
- * if the drain timed out and cut client connections off.
+ * The {@code leasehold-proxy} command line: {@code --config FILE} runs the proxy,
+ * {@code validate-config FILE} only checks the file (the secret, TLS, users and ACL files it names
+ * are read, and reported if unusable, when the proxy starts), {@code users add NAME} prints a
+ * users-file entry; {@code --help} and {@code --version} say the rest. Exit status 2 is a usage
+ * error. Prints {@code READY host:port} once serving; SIGTERM drains and exits 0, or
+ * {@value #DRAIN_TIMED_OUT} if the drain timed out and cut client connections off.
  */
-public final class Main {
-    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+@Command(name = "leasehold-proxy", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Partition-aware Kafka-protocol routing proxy: sends each partition's requests to the broker "
+                + "that owns it, as etcd says.",
+        subcommands = CommandLine.HelpCommand.class,
+        footer = {"", "LEASEHOLD_* environment variables override config keys (docs/configuration.md); "
+                + "LEASEHOLD_LOG_LEVEL sets the log level.",
+                "Exit status: 0 done (or drained after SIGTERM), 1 unusable config or failed start, 2 usage error, "
+                        + Main.DRAIN_TIMED_OUT + " drain timed out."})
+public final class Main implements Callable<Integer> {
     /** A token with an unknown key id fetches the JWKS URL early at most this often. */
     private static final Duration JWKS_EARLY_FETCH_SPACING = Duration.ofSeconds(10);
-    private static final String USAGE = "usage: leasehold-proxy --config FILE | --validate-config FILE"
-            + " | users add NAME (password on standard input)";
     /** Exit status when SIGTERM's drain ran out of time and cut client connections off. */
     static final int DRAIN_TIMED_OUT = 3;
 
-    private Main() {
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Run the proxy with this config file (YAML).")
+    private Path config;
+
+    /** The flag form of {@code validate-config}, which scripts and the chart's tests still use. */
+    @Option(names = "--validate-config", paramLabel = "FILE", hidden = true)
+    private Path validateOnly;
+
+    @Spec
+    private CommandSpec spec;
+
+    private final BuildInfo build;
+    private final Map<String, String> environment;
+
+    private Main(BuildInfo build, Map<String, String> environment) {
+        this.build = build;
+        this.environment = environment;
     }
 
-    public static void main(String[] args) throws InterruptedException, IOException {
-        if (args.length == 3 && args[0].equals("users") && args[1].equals("add")) {
-            System.exit(new UsersCommand(System.in, System.out, System.err).add(args[2]));
-            return;
+    public static void main(String[] args) {
+        BuildInfo build = BuildInfo.ofThisBuild();
+        CommandLine commandLine = new CommandLine(new Main(build, System.getenv()))
+                .addSubcommand(new CommandLine(new UsersCommand(System.in, System.out, System.err)));
+        commandLine.getCommandSpec().version(build.describe());
+        System.exit(commandLine.execute(args));
+    }
+
+    /** Runs the proxy with {@code --config}; without it there is nothing to do, which is a usage error. */
+    @Override
+    public Integer call() throws InterruptedException {
+        if (validateOnly != null && config == null) {
+            return validateConfig(validateOnly);
         }
-        if (args.length != 2 || !(args[0].equals("--config") || args[0].equals("--validate-config"))) {
-            System.err.println(USAGE);
-            System.exit(2);
-            return;
+        if (config == null || validateOnly != null) {
+            throw new ParameterException(spec.commandLine(), config == null
+                    ? "Missing --config FILE (or a command)" : "--config and --validate-config do not go together");
         }
-        Path file = Path.of(args[1]);
-        ProxyConfig config;
+        ProxyConfig loaded = load(config);
+        return loaded == null ? 1 : run(loaded, config);
+    }
+
+    @Command(name = "validate-config", mixinStandardHelpOptions = true,
+            description = {"Check a config file and the LEASEHOLD_* environment: prints OK FILE, or every problem "
+                    + "and exits 1. The files it names (certificates, keys, secrets) are read when the proxy starts, "
+                    + "so this works where they are not mounted."})
+    int validateConfig(@Parameters(paramLabel = "FILE", description = "the config file") Path file) {
+        if (load(file) == null) {
+            return 1;
+        }
+        spec.commandLine().getOut().println("OK " + file);
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    /** The validated config, or {@code null} once its problems are printed. */
+    private ProxyConfig load(Path file) {
         try {
-            config = new ConfigLoader(System.getenv()).load(file);
+            return new ConfigLoader(environment).load(file);
         } catch (ConfigException e) {
             System.err.println(e.getMessage());
-            System.exit(1);
-            return;
+            return null;
         }
-        if (args[0].equals("--validate-config")) {
-            System.out.println("OK " + file);
-            return;
-        }
-        System.exit(run(config, file));
     }
 
     /** Loads a reloading TLS context, or adds why not to {@code problems} and returns {@code null}. */
@@ -100,7 +149,11 @@ public final class Main {
         }
     }
 
-    private static int run(ProxyConfig config, Path file) throws InterruptedException {
+    private int run(ProxyConfig config, Path file) throws InterruptedException {
+        // Before any logger exists: slf4j-simple reads its settings when the first one is made.
+        new LogOutput(config.logging()).install();
+        Logger log = LoggerFactory.getLogger(Main.class);
+        log.info("{} starting with {}", build.describe(), file);
         // The files behind the config (mounted Secrets) are read here, not by --validate-config,
         // which must work where they are not mounted (CI, helm template checks).
         List<String> problems = new ArrayList<>();
@@ -161,17 +214,17 @@ public final class Main {
             return 1;
         }
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
-                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials);
+                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials, build);
         InetSocketAddress bound;
         try {
             bound = proxy.start();
         } catch (RuntimeException e) {
-            LOG.error("Proxy failed to start: {}", e.getMessage(), e);
+            log.error("Proxy failed to start: {}", e.getMessage(), e);
             proxy.close();
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("Shutdown requested: draining");
+            log.info("Shutdown requested: draining");
             boolean drained = false;
             try {
                 drained = proxy.drainAndClose();

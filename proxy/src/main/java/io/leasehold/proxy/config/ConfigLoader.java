@@ -203,7 +203,16 @@ public final class ConfigLoader {
                 in.duration(key("shutdown", "drainTimeout"), Duration.ofSeconds(20)));
         Path aclsFile = in.optionalFile(key("authorization", "aclsFile"));
         return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in),
-                presentation(in, listener, admin), aclsFile == null ? null : new ProxyConfig.Authorization(aclsFile));
+                presentation(in, listener, admin), aclsFile == null ? null : new ProxyConfig.Authorization(aclsFile),
+                logging(in));
+    }
+
+    private static ProxyConfig.Logging logging(ConfigReader in) {
+        ProxyConfig.LogLevel level = in.optionalChoice(key("logging", "level"), ProxyConfig.LogLevel.values());
+        Map<String, ProxyConfig.LogLevel> levels = in.optionalChoicesByName(key("logging", "levels"),
+                ProxyConfig.LogLevel.values());
+        return new ProxyConfig.Logging(Objects.requireNonNullElse(level, ProxyConfig.LogLevel.INFO),
+                Objects.requireNonNullElse(levels, Map.of()));
     }
 
     /**

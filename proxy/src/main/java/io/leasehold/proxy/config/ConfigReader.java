@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,6 +29,8 @@ import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
  */
 final class ConfigReader {
 
+    /** A Java package or class name, as loggers are named. */
+    private static final Pattern LOGGER_NAME = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
     private static final Pattern BYTE_SIZE = Pattern.compile("(\\d{1,12})(Ki|Mi|Gi)?");
     private static final String BYTE_SIZE_EXPECTED = "a positive byte size like 268435456, 512Mi or 1Gi";
@@ -237,6 +241,55 @@ final class ConfigReader {
             return List.of();
         }
         return words;
+    }
+
+    /**
+     * An optional mapping of logger names (a package or class) to one of {@code choices}, written
+     * as in {@link #optionalChoice}; {@code null} when not set, empty when unusable (the problem is
+     * recorded). The environment variable holds {@code name=word} pairs separated by commas.
+     */
+    <E extends Enum<E>> Map<String, E> optionalChoicesByName(ConfigKey key, E[] choices) {
+        Optional<Raw> raw = raw(key);
+        if (raw.isEmpty()) {
+            return null;
+        }
+        Raw value = raw.get();
+        List<String> words = Arrays.stream(choices).map(ConfigReader::word).toList();
+        String expectedWord = "one of " + String.join(", ", words);
+        Map<String, String> texts = new LinkedHashMap<>();
+        if (value.fromEnvironment()) {
+            for (String pair : value.envText().split(",", -1)) {
+                int equals = pair.indexOf('=');
+                if (equals < 0 && !pair.isBlank()) {
+                    report(value, "name=level pairs separated by commas, e.g. io.netty=debug,io.grpc=warn");
+                    return Map.of();
+                }
+                if (equals >= 0) {
+                    texts.put(pair.substring(0, equals).strip(), pair.substring(equals + 1).strip());
+                }
+            }
+        } else if (value.node().isObject()) {
+            for (Iterator<Map.Entry<String, JsonNode>> fields = value.node().fields(); fields.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                texts.put(field.getKey(), field.getValue().isTextual() ? field.getValue().asText().strip() : null);
+            }
+        } else {
+            report(value, "a mapping of logger names (a package or class) to " + expectedWord);
+            return Map.of();
+        }
+        Map<String, E> result = new LinkedHashMap<>();
+        texts.forEach((name, text) -> {
+            int index = text == null ? -1 : words.indexOf(text);
+            if (!LOGGER_NAME.matcher(name).matches()) {
+                report(value, "." + name, "a logger name (a package or class, e.g. io.netty)", quote(name));
+            } else if (index < 0) {
+                report(value, "." + name, expectedWord, text == null
+                        ? describe(value.node().get(name)) : quote(text));
+            } else {
+                result.put(name, choices[index]);
+            }
+        });
+        return result.size() < texts.size() ? Map.of() : Map.copyOf(result);
     }
 
     /** Whether {@code key} has a value, usable or not (in the file or the environment). */

@@ -2,6 +2,7 @@ package io.leasehold.proxy.config;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -20,12 +21,19 @@ import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.openssl.PEMEncryptedKeyPair;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 
 /**
  * Reads the files that config keys point at (secrets mounted from a Kubernetes Secret): one-line
- * secrets, PEM certificates and unencrypted PKCS#8 PEM private keys. The etcd client and the
- * Kafka listener both read their material through this class, so a file is checked the same
- * way whichever key names it.
+ * secrets, PEM certificates and unencrypted PEM private keys in each form Kubernetes tools write
+ * them: PKCS#8 ({@code BEGIN PRIVATE KEY}), PKCS#1 ({@code BEGIN RSA PRIVATE KEY}, cert-manager's
+ * default) and SEC1 ({@code BEGIN EC PRIVATE KEY}). The Kafka listener, the broker connections and
+ * the etcd client all read their material through this class, so a file is checked the same way
+ * whichever key names it.
  *
  * <p>Like {@link ConfigReader} it never stops at the first problem: each is recorded with the
  * config source, the key and the file, and {@code null} returned; {@link #throwIfProblems()}
@@ -121,12 +129,39 @@ final class MountedFiles {
         if (bytes == null) {
             return null;
         }
-        List<byte[]> blocks = pemBlocks(bytes, "PRIVATE KEY");
-        if (blocks.size() != 1) {
-            problem(key, file + describeKeyProblem(bytes, blocks.size()));
+        List<Object> keys = new ArrayList<>();
+        try (PEMParser parser = new PEMParser(new StringReader(new String(bytes, StandardCharsets.US_ASCII)))) {
+            for (Object item = parser.readObject(); item != null; item = parser.readObject()) {
+                if (item instanceof PrivateKeyInfo || item instanceof PEMKeyPair
+                        || item instanceof PKCS8EncryptedPrivateKeyInfo || item instanceof PEMEncryptedKeyPair) {
+                    keys.add(item);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            problem(key, file + " holds a PEM block that cannot be parsed: " + e.getMessage());
             return null;
         }
-        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(blocks.get(0));
+        if (keys.size() != 1) {
+            problem(key, file + (keys.isEmpty() ? " holds no PEM private key (-----BEGIN PRIVATE KEY-----, "
+                    + "RSA PRIVATE KEY or EC PRIVATE KEY)" : " holds " + keys.size() + " private keys, expected one"));
+            return null;
+        }
+        Object found = keys.get(0);
+        if (found instanceof PKCS8EncryptedPrivateKeyInfo || found instanceof PEMEncryptedKeyPair) {
+            problem(key, file + " holds an encrypted key; the proxy reads unencrypted keys (protect the file instead, "
+                    + "e.g. a Secret mounted read-only)");
+            return null;
+        }
+        // PKCS#1 (RSA PRIVATE KEY) and SEC1 (EC PRIVATE KEY) come as key pairs that carry their
+        // PKCS#8 form, so every form reaches the JDK the same way.
+        PrivateKeyInfo info = found instanceof PEMKeyPair pair ? pair.getPrivateKeyInfo() : (PrivateKeyInfo) found;
+        PKCS8EncodedKeySpec spec;
+        try {
+            spec = new PKCS8EncodedKeySpec(info.getEncoded());
+        } catch (IOException e) {
+            problem(key, file + " holds a private key that cannot be encoded: " + e.getMessage());
+            return null;
+        }
         for (String algorithm : KEY_ALGORITHMS) {
             try {
                 return KeyFactory.getInstance(algorithm).generatePrivate(spec);
@@ -134,26 +169,8 @@ final class MountedFiles {
                 // Try the next algorithm; PKCS#8 does not let the JDK pick one for us.
             }
         }
-        problem(key, file + " holds a PKCS#8 key of an algorithm other than " + String.join(", ", KEY_ALGORITHMS));
+        problem(key, file + " holds a private key of an algorithm other than " + String.join(", ", KEY_ALGORITHMS));
         return null;
-    }
-
-    private static String describeKeyProblem(byte[] bytes, int pkcs8Keys) {
-        if (pkcs8Keys > 1) {
-            return " holds " + pkcs8Keys + " private keys, expected one";
-        }
-        String text = new String(bytes, StandardCharsets.US_ASCII);
-        if (text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
-            return " holds an encrypted key; the proxy reads unencrypted PKCS#8 keys (protect the file instead, "
-                    + "e.g. a Secret mounted read-only)";
-        }
-        Matcher legacy = Pattern.compile("-----BEGIN ((RSA|EC|DSA) PRIVATE KEY)-----").matcher(text);
-        if (legacy.find()) {
-            return " holds a key in the older -----BEGIN " + legacy.group(1) + "----- form (PKCS#1/SEC1); the proxy "
-                    + "reads PKCS#8 keys (-----BEGIN PRIVATE KEY-----): convert with openssl pkcs8 -topk8 -nocrypt "
-                    + "-in OLD -out NEW";
-        }
-        return " holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
     }
 
     private static boolean belongTogether(X509Certificate certificate, PrivateKey key) {

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 
 /**
@@ -17,18 +18,37 @@ import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
                           Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Presentation presentation,
-                          Authorization authorization) {
+                          Authorization authorization, Logging logging) {
 
-    /** A configuration that shows clients a single node, without authorization. */
+    /** A configuration that shows clients a single node, without authorization, logging at the default levels. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown, Sasl sasl) {
-        this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE, null);
+        this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE, null,
+                Logging.DEFAULT);
     }
 
     /** A configuration without SASL on the listener and without authorization that shows clients a single node. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown) {
         this(listener, etcd, backends, admin, limits, routing, shutdown, null);
+    }
+
+    /** How much a logger writes, from the most to nothing. */
+    public enum LogLevel {
+        TRACE, DEBUG, INFO, WARN, ERROR, OFF
+    }
+
+    /**
+     * Log levels ({@code logging.*}): {@code level} for every logger, and {@code levels} for the
+     * loggers named there (a package or class name; the longest matching name applies).
+     */
+    public record Logging(LogLevel level, Map<String, LogLevel> levels) {
+        /** Every logger at {@code info}. */
+        public static final Logging DEFAULT = new Logging(LogLevel.INFO, Map.of());
+
+        public Logging {
+            levels = Map.copyOf(levels);
+        }
     }
 
     /** Whether requests are checked against an ACL file. */

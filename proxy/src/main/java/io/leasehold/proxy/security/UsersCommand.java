@@ -7,12 +7,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
 import org.apache.kafka.common.security.scram.ScramCredential;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code leasehold-proxy users add NAME}: reads a password from standard input and prints a
  * users-file entry holding only SCRAM credentials for it (fresh salt, SCRAM-SHA-256 and -512),
  * ready to append to the {@code users:} list. The password itself is never printed.
  */
+@Command(name = "users", mixinStandardHelpOptions = true,
+        description = "Write entries of the users file (listener.sasl.usersFile).")
 public final class UsersCommand {
     /** Users-file names are printed unquoted in YAML, so they are kept to safe characters. */
     private static final String NAME_PATTERN = "[A-Za-z0-9._@-]+";
@@ -28,7 +32,13 @@ public final class UsersCommand {
     }
 
     /** Runs {@code users add NAME}; returns the process exit code. */
-    public int add(String name) throws IOException {
+    @Command(name = "add", mixinStandardHelpOptions = true,
+            description = {"Read a password from standard input and print the users-file entry for NAME "
+                    + "(SCRAM-SHA-256 and SCRAM-SHA-512 credentials with a fresh salt; never the password), "
+                    + "to append to the users: list.",
+                    "e.g. printf %%s \"$PASSWORD\" | leasehold-proxy users add alice >> users.yaml"})
+    public int add(@Parameters(paramLabel = "NAME", description = "the user name: letters, digits, . _ @ -")
+                   String name) throws IOException {
         if (!name.matches(NAME_PATTERN)) {
             err.println("leasehold-proxy users add: user name '" + name + "' must match " + NAME_PATTERN);
             return 2;

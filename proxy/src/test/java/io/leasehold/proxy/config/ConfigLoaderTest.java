@@ -91,6 +91,41 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void logLevelsComeFromTheFileOrTheEnvironmentAndDefaultToInfo() throws ConfigException {
+        String file = MINIMAL + "logging: { level: debug, levels: { io.netty: warn, io.grpc.internal: \"off\" } }\n";
+
+        ProxyConfig.Logging fromFile = loader.parse(file, "config.yaml").logging();
+        ProxyConfig.Logging fromEnvironment = new ConfigLoader(Map.of("LEASEHOLD_LOG_LEVEL", "error",
+                "LEASEHOLD_LOGGING_LEVELS", "io.etcd=trace, io.grpc=debug")).parse(file, "config.yaml").logging();
+
+        assertThat(loader.parse(MINIMAL, "config.yaml").logging()).isEqualTo(ProxyConfig.Logging.DEFAULT);
+        assertThat(fromFile).isEqualTo(new ProxyConfig.Logging(ProxyConfig.LogLevel.DEBUG,
+                Map.of("io.netty", ProxyConfig.LogLevel.WARN, "io.grpc.internal", ProxyConfig.LogLevel.OFF)));
+        assertThat(fromEnvironment).isEqualTo(new ProxyConfig.Logging(ProxyConfig.LogLevel.ERROR,
+                Map.of("io.etcd", ProxyConfig.LogLevel.TRACE, "io.grpc", ProxyConfig.LogLevel.DEBUG)));
+    }
+
+    @Test
+    void everyUnusableLogLevelIsNamed() {
+        ConfigException inFile = parseFailure(MINIMAL
+                + "logging: { level: verbose, levels: { io.netty: loud, \"no such logger\": info, io.grpc: [debug] } }\n");
+        ConfigException inEnvironment = catchThrowableOfType(ConfigException.class, () -> new ConfigLoader(Map.of(
+                "LEASEHOLD_LOG_LEVEL", "INFO", "LEASEHOLD_LOGGING_LEVELS", "io.netty:debug")).parse(MINIMAL, "config.yaml"));
+
+        assertThat(inFile.problems()).containsExactly(
+                "config.yaml: logging.level: expected one of trace, debug, info, warn, error, off, got \"verbose\"",
+                "config.yaml: logging.levels.io.netty: expected one of trace, debug, info, warn, error, off, got \"loud\"",
+                "config.yaml: logging.levels.no such logger: expected a logger name (a package or class, e.g. io.netty), "
+                        + "got \"no such logger\"",
+                "config.yaml: logging.levels.io.grpc: expected one of trace, debug, info, warn, error, off, got a list");
+        assertThat(inEnvironment.problems()).containsExactly(
+                "config.yaml: logging.level (from environment variable LEASEHOLD_LOG_LEVEL): expected one of trace, "
+                        + "debug, info, warn, error, off, got \"INFO\"",
+                "config.yaml: logging.levels (from environment variable LEASEHOLD_LOGGING_LEVELS): expected name=level "
+                        + "pairs separated by commas, e.g. io.netty=debug,io.grpc=warn, got \"io.netty:debug\"");
+    }
+
+    @Test
     void unknownRoutesAccessIsReportedWithTheChoices() {
         ConfigException error = parseFailure(MINIMAL + "admin: { routes: public }\n");
 
@@ -133,7 +168,7 @@ class ConfigLoaderTest {
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
                         + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl, tlsPrincipal)",
-                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization)",
+                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, logging)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
                 "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got an empty list",
@@ -531,7 +566,7 @@ class ConfigLoaderTest {
     @Test
     void topLevelMustBeAMapping() {
         assertThat(parseFailure("- listener\n").problems()).containsExactly("config.yaml: expected a mapping of sections "
-                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization) at the top level, got a list");
+                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, logging) at the top level, got a list");
     }
 
     @Test

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.leasehold.proxy.testing.TestCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslContext;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.net.ssl.SSLEngine;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,26 +52,23 @@ class ServerSslContextFactoryTest {
     @Test
     void everyUnusableFileIsNamedWithItsKeyAtOnce() throws Exception {
         Path keyAsCertificate = certs.key(TestCertificates.SERVER);
-        Path legacyKey = Files.writeString(dir.resolve("pkcs1.key"),
-                "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n");
+        Path certificateAsKey = certs.cert(TestCertificates.SERVER);
         Path missingCa = dir.resolve("missing-ca.crt");
 
         ConfigException error = catchThrowableOfType(ConfigException.class, () -> factory.create(
-                listener(keyAsCertificate, legacyKey, missingCa, ProxyConfig.ClientAuth.REQUIRED)));
+                listener(keyAsCertificate, certificateAsKey, missingCa, ProxyConfig.ClientAuth.REQUIRED)));
 
         assertThat(error.problems()).containsExactly(
                 "proxy.yaml: listener.tlsCertFile: " + keyAsCertificate + " holds no PEM certificate "
                         + "(-----BEGIN CERTIFICATE-----)",
-                "proxy.yaml: listener.tlsKeyFile: " + legacyKey + " holds a key in the older -----BEGIN RSA PRIVATE "
-                        + "KEY----- form (PKCS#1/SEC1); the proxy reads PKCS#8 keys (-----BEGIN PRIVATE KEY-----): "
-                        + "convert with openssl pkcs8 -topk8 -nocrypt -in OLD -out NEW",
+                "proxy.yaml: listener.tlsKeyFile: " + certificateAsKey + " holds no PEM private key "
+                        + "(-----BEGIN PRIVATE KEY-----, RSA PRIVATE KEY or EC PRIVATE KEY)",
                 "proxy.yaml: listener.tlsCaFile: cannot read " + missingCa + ": no such file");
     }
 
     @Test
     void keyOfAnotherCertificateIsRefusedBeforeAnyClientConnects() throws Exception {
-        Path encrypted = Files.writeString(dir.resolve("encrypted.key"),
-                "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHDBOBgkqhkiG9w0BBQ0wQTApBgkqhkiG\n-----END ENCRYPTED PRIVATE KEY-----\n");
+        Path encrypted = certs.encryptedKey(TestCertificates.SERVER, false);
 
         ConfigException mismatch = catchThrowableOfType(ConfigException.class, () -> factory.create(listener(
                 certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.CLIENT), null, ProxyConfig.ClientAuth.NONE)));

@@ -82,6 +82,18 @@ class LauncherScriptTest {
     }
 
     @Test
+    void javaOptsAppendAddsFlagsAndKeepsTheMemoryDefaults() throws Exception {
+        writeEchoJar(home.resolve("lib/leasehold-proxy-1.0-all.jar"));
+
+        CommandResult result = launch(Map.of("JAVA_OPTS_APPEND", "-Dleasehold.extra=yes -Xss2m",
+                "LEASEHOLD_MEMORY_LIMIT_BYTES", String.valueOf(1L << 30)), "--config", "x.yaml");
+
+        assertThat(result.succeeded()).as(result.describe()).isTrue();
+        assertThat(result.stdout()).contains("-Dleasehold.extra=yes").contains("-Xss2m")
+                .contains("-XX:MaxRAMPercentage=40").contains("-XX:MaxDirectMemorySize=" + (256L << 20));
+    }
+
+    @Test
     void missingJarFailsWithTheBuildCommand() throws Exception {
         CommandResult result = launch(Map.of(), "--config", "x.yaml");
 
@@ -95,6 +107,7 @@ class LauncherScriptTest {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().remove("JAVA_OPTS");
+        builder.environment().remove("JAVA_OPTS_APPEND");
         builder.environment().remove("LEASEHOLD_PROXY_JAR");
         builder.environment().remove("LEASEHOLD_MEMORY_LIMIT_BYTES");
         builder.environment().putAll(environment);

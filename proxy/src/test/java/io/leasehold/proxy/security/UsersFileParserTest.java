@@ -8,8 +8,15 @@ import io.leasehold.proxy.files.MountedFileWatcher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.security.scram.ScramCredential;
+import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The users file: both entry forms, every problem named with its entry, no secret in a message. */
@@ -38,6 +45,29 @@ class UsersFileParserTest {
         assertThat(bob.scram().get(ScramMechanism.SCRAM_SHA_512).salt()).asString().isEqualTo("salt");
         assertThat(bob.toString()).doesNotContain("c3RvcmVk");
         assertThat(users.find("carol")).isEmpty();
+    }
+
+    @Test
+    void theUsersAddCommandPrintsAnEntryThisParserAcceptsWithoutThePassword() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit = new CommandLine(new UsersCommand(new ByteArrayInputStream("c4rol's pass\n".getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), System.err)).execute("add", "carol");
+        String entry = out.toString(StandardCharsets.UTF_8);
+
+        UserDirectory users = parser.parse("users:\n" + entry.indent(2), "users.yaml");
+
+        assertThat(exit).isZero();
+        assertThat(entry).doesNotContain("c4rol");
+        UserCredentials carol = users.find("carol").orElseThrow();
+        assertThat(carol.password()).isNull();
+        assertThat(carol.scram()).containsOnlyKeys(ScramMechanism.values());
+        for (ScramMechanism mechanism : ScramMechanism.values()) {
+            ScramCredential credential = carol.scram().get(mechanism);
+            ScramFormatter formatter = new ScramFormatter(mechanism);
+            byte[] salted = formatter.saltedPassword("c4rol's pass", credential.salt(), credential.iterations());
+            assertThat(formatter.storedKey(formatter.clientKey(salted))).as(mechanism.mechanismName())
+                    .isEqualTo(credential.storedKey());
+        }
     }
 
     @Test

@@ -59,8 +59,43 @@ public final class TestCertificates {
      * @param extensions OpenSSL extension lines for the certificate
      */
     public void issue(String name, String subject, String extensions) throws IOException, InterruptedException {
+        issue(name, subject, extensions, "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048");
+    }
+
+    /** Like {@link #issue}, with an EC key on curve P-256 instead of RSA. */
+    public void issueEc(String name, String subject, String extensions) throws IOException, InterruptedException {
+        issue(name, subject, extensions, "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256");
+    }
+
+    /**
+     * The key of {@code name} written again in the form openssl calls traditional, as cert-manager
+     * writes it by default: PKCS#1 ({@code BEGIN RSA PRIVATE KEY}) for RSA, SEC1
+     * ({@code BEGIN EC PRIVATE KEY}) for EC.
+     */
+    public Path traditionalKey(String name) throws IOException, InterruptedException {
+        openssl("pkey", "-in", name + ".key", "-traditional", "-out", name + "-traditional.key");
+        return dir.resolve(name + "-traditional.key");
+    }
+
+    /** The key of {@code name} encrypted with a passphrase, in PKCS#8 or in the traditional form. */
+    public Path encryptedKey(String name, boolean traditional) throws IOException, InterruptedException {
+        String file = name + (traditional ? "-traditional" : "") + "-encrypted.key";
+        List<String> arguments = new ArrayList<>(List.of("pkey", "-in", name + ".key", "-aes256",
+                "-passout", "pass:leasehold", "-out", file));
+        if (traditional) {
+            arguments.add("-traditional");
+        }
+        openssl(arguments.toArray(String[]::new));
+        return dir.resolve(file);
+    }
+
+    private void issue(String name, String subject, String extensions, String... keyOptions)
+            throws IOException, InterruptedException {
         Files.writeString(dir.resolve(name + ".ext"), extensions, StandardCharsets.UTF_8);
-        openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", name + ".key");
+        List<String> generate = new ArrayList<>(List.of("genpkey"));
+        generate.addAll(List.of(keyOptions));
+        generate.addAll(List.of("-out", name + ".key"));
+        openssl(generate.toArray(String[]::new));
         openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr");
         openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
                 "-days", "2", "-extfile", name + ".ext", "-out", name + ".crt");
