@@ -38,12 +38,16 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- end }}
 
-{{/* repository@digest when a digest is given (immutable), else repository:tag (appVersion by default). */}}
+{{/* [registry/]repository@digest when a digest is given (immutable), else [registry/]repository:tag (appVersion by default). */}}
 {{- define "leasehold-proxy.image" -}}
+{{- $repository := .Values.image.repository }}
+{{- with .Values.image.registry }}
+{{- $repository = printf "%s/%s" . $repository }}
+{{- end }}
 {{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
 {{- end }}
 

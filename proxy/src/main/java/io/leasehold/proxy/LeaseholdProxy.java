@@ -42,6 +42,7 @@ import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.common.protocol.ApiKeys;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -159,6 +160,11 @@ public final class LeaseholdProxy implements AutoCloseable {
             @Override
             public void authenticationFailed() {
                 metrics.backendAuthenticationFailed();
+            }
+
+            @Override
+            public void answered(int brokerId, ApiKeys api, long nanos) {
+                metrics.brokerAnswered(brokerId, api, nanos);
             }
         };
         BackendConnector.Settings connections = new BackendConnector.Settings(backends.connectTimeout(),

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
+import java.util.stream.Stream;
 
 /**
  * The proxy's metrics, named {@code leasehold_*} in Prometheus. Request timers are published as
@@ -28,6 +29,14 @@ public final class ProxyMetrics implements AutoCloseable {
 
     private static final Duration MIN_EXPECTED_LATENCY = Duration.ofMillis(1);
     private static final Duration MAX_EXPECTED_LATENCY = Duration.ofSeconds(60);
+    /**
+     * Bucket bounds of the per-broker latency histogram: a fixed, short list, because it has one
+     * series per broker and API (the client histogram's default buckets would be about 70 each).
+     */
+    private static final Duration[] BROKER_LATENCY_BUCKETS = Stream.of(1, 2, 5, 10, 25, 50, 100, 250, 500,
+            1_000, 2_500, 5_000, 10_000, 30_000).map(Duration::ofMillis).toArray(Duration[]::new);
+    /** Every frame on the wire carries a 4-byte size before the bytes the proxy handles. */
+    private static final int FRAME_SIZE_PREFIX = 4;
     /** One description for both outcomes: a meter name has one description in Prometheus. */
     private static final String READ_AHEADS_DESCRIPTION = "Single-node Fetch reads ahead, by outcome: started"
             + " (one owner asked after an answer) or partition_used (a partition of a client's Fetch answered from one)";
@@ -36,6 +45,9 @@ public final class ProxyMetrics implements AutoCloseable {
     private final Map<ApiKeys, Timer> succeeded = new ConcurrentHashMap<>();
     private final Map<ApiKeys, Timer> failed = new ConcurrentHashMap<>();
     private final Map<ApiKeys, Counter> retries = new ConcurrentHashMap<>();
+    private final Map<ApiKeys, Counter> requestBytes = new ConcurrentHashMap<>();
+    private final Map<ApiKeys, Counter> responseBytes = new ConcurrentHashMap<>();
+    private final Map<String, Timer> brokerLatencies = new ConcurrentHashMap<>();
     private final Map<String, Counter> framesRejected = new ConcurrentHashMap<>();
     private final Map<String, Counter> connectionsRefused = new ConcurrentHashMap<>();
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
@@ -124,6 +136,36 @@ public final class ProxyMetrics implements AutoCloseable {
         Map<ApiKeys, Timer> timers = failedRequest ? failed : succeeded;
         timers.computeIfAbsent(api, key -> requestTimer(key, failedRequest ? "error" : "ok"))
                 .record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The bytes of one client request frame and of its answer ({@code responseBytes} 0 when none
+     * is sent, as for an acks=0 Produce), each counted with its 4-byte size prefix as on the wire.
+     */
+    public void requestTransferred(ApiKeys api, long requestFrameBytes, long responseFrameBytes) {
+        requestBytes.computeIfAbsent(api, key -> Counter.builder("leasehold.client.request")
+                .description("Bytes of client request frames, by Kafka API")
+                .baseUnit("bytes").tag("api", key.name).register(registry))
+                .increment(FRAME_SIZE_PREFIX + requestFrameBytes);
+        if (responseFrameBytes > 0) {
+            responseBytes.computeIfAbsent(api, key -> Counter.builder("leasehold.client.response")
+                    .description("Bytes of the answers sent to clients, by Kafka API")
+                    .baseUnit("bytes").tag("api", key.name).register(registry))
+                    .increment(FRAME_SIZE_PREFIX + responseFrameBytes);
+        }
+    }
+
+    /**
+     * A broker answered a request of {@code api} {@code nanos} after it was written (first bytes
+     * for a streamed answer); {@code brokerId} -1 is a bootstrap address of unknown id.
+     */
+    public void brokerAnswered(int brokerId, ApiKeys api, long nanos) {
+        brokerLatencies.computeIfAbsent(brokerId + "/" + api.name, key -> Timer.builder("leasehold.backend.request.latency")
+                .description("Time from a request written to a broker to its answer, by broker id and Kafka API")
+                .tag("broker", Integer.toString(brokerId))
+                .tag("api", api.name)
+                .serviceLevelObjectives(BROKER_LATENCY_BUCKETS)
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** One partition batch (or group request) sent again after a rejection or connect failure. */
@@ -309,17 +351,16 @@ public final class ProxyMetrics implements AutoCloseable {
     }
 
     /**
-     * Publishes the memory budget as {@code leasehold_memory_budget_bytes{state="used"|"limit"}}
+     * Publishes the memory budget as two series, {@code leasehold_memory_budget_used_bytes} and
+     * {@code leasehold_memory_budget_limit_bytes} (so {@code sum} of used is not mixed with limits),
      * and how often it paused client reading.
      */
     public void bindMemoryBudget(MemoryBudget budget) {
-        Gauge.builder("leasehold.memory.budget", budget, MemoryBudget::used).tag("state", "used")
-                .description("Bytes of client requests and answers the proxy holds, and the limit at which client "
-                        + "reading pauses (limits.memoryBudget)")
+        Gauge.builder("leasehold.memory.budget.used", budget, MemoryBudget::used)
+                .description("Bytes of client requests and answers the proxy holds now")
                 .baseUnit("bytes").strongReference(true).register(registry);
-        Gauge.builder("leasehold.memory.budget", budget, MemoryBudget::limit).tag("state", "limit")
-                .description("Bytes of client requests and answers the proxy holds, and the limit at which client "
-                        + "reading pauses (limits.memoryBudget)")
+        Gauge.builder("leasehold.memory.budget.limit", budget, MemoryBudget::limit)
+                .description("Bytes the proxy may hold before every client connection stops reading (limits.memoryBudget)")
                 .baseUnit("bytes").strongReference(true).register(registry);
         FunctionCounter.builder("leasehold.memory.budget.pauses", budget, MemoryBudget::pauses)
                 .description("Times the memory budget was used up and every client connection stopped reading")

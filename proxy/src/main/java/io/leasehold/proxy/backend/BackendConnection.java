@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.apache.kafka.common.protocol.ApiKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class BackendConnection extends ChannelInboundHandlerAdapter implements ResponseFramer.StreamSelector {
     private final String brokerName;
+    private final int brokerId;
+    private final BackendListener listener;
     private final Map<Integer, Pending> pending = new HashMap<>();
     /** Waiting for the moment no request is awaiting its answer. */
     private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
@@ -36,17 +39,22 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
     /** Takes no new requests: its broker session is about to end (see {@link #retireAfter}). */
     private boolean retired;
 
-    /** A request waiting for its answer: whole ({@code frame}) or streamed ({@code stream}). */
+    /**
+     * A request waiting for its answer: whole ({@code frame}) or streamed ({@code stream}); its
+     * API ({@code null} if not one kafka-clients knows) and when it was written, for the latency.
+     */
     private record Pending(CompletableFuture<ByteBuf> frame, CompletableFuture<ResponseStream> stream,
-                           ResponseInspector inspector, ScheduledFuture<?> timeout) {
+                           ResponseInspector inspector, ScheduledFuture<?> timeout, ApiKeys api, long sentNanos) {
         void fail(Throwable cause) {
             timeout.cancel(false);
             (frame != null ? frame : stream).completeExceptionally(cause);
         }
     }
 
-    BackendConnection(String brokerName) {
+    BackendConnection(String brokerName, int brokerId, BackendListener listener) {
         this.brokerName = brokerName;
+        this.brokerId = brokerId;
+        this.listener = listener;
     }
 
     void attach(Channel channel) {
@@ -137,7 +145,9 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         KafkaMessages.withRequestCorrelationId(request, correlationId);
         ScheduledFuture<?> timeout = channel.eventLoop().schedule(() -> timedOut(correlationId, deadline),
                 deadline.toMillis(), TimeUnit.MILLISECONDS);
-        pending.put(correlationId, new Pending(frame, stream, inspector, timeout));
+        short apiKey = request.getShort(request.readerIndex());
+        pending.put(correlationId, new Pending(frame, stream, inspector, timeout,
+                ApiKeys.hasId(apiKey) ? ApiKeys.forId(apiKey) : null, System.nanoTime()));
         channel.writeAndFlush(request).addListener(written -> {
             if (!written.isSuccess()) {
                 Pending p = pending.remove(correlationId);
@@ -186,6 +196,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
             return;
         }
         p.timeout.cancel(false);
+        answered(p);
         if (!p.frame.complete(frame)) {
             ReferenceCountUtil.release(frame);
         }
@@ -205,6 +216,7 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
                 return;
             }
             p.timeout.cancel(false);
+            answered(p);
             if (!p.stream.complete(stream)) {
                 stream.release();
             }
@@ -214,6 +226,12 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         current.append(chunk.bytes());
         if (chunk.last()) {
             current = null;
+        }
+    }
+
+    private void answered(Pending p) {
+        if (p.api != null) {
+            listener.answered(brokerId, p.api, System.nanoTime() - p.sentNanos);
         }
     }
 

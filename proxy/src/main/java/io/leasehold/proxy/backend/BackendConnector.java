@@ -149,6 +149,11 @@ public final class BackendConnector {
         return new BackendSession(this, loop, sessionListener);
     }
 
+    /** Hears about every connection of every session: the proxy's metrics. */
+    BackendListener metrics() {
+        return metrics;
+    }
+
     Duration requestTimeout() {
         return settings.requestTimeout();
     }

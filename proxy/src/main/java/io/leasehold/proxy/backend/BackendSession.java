@@ -202,7 +202,7 @@ public final class BackendSession implements AutoCloseable {
         }
         connections.put(key, created);
         String name = broker.id() + "@" + key;
-        BackendConnection connection = new BackendConnection(name);
+        BackendConnection connection = new BackendConnection(name, broker.id(), connector.metrics());
         ChannelFuture connect = connector.connect(loop, broker.host(), broker.port(), connection,
                 this::writabilityChanged);
         connect.addListener(f -> {

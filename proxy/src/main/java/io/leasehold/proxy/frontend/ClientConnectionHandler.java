@@ -300,6 +300,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             work.finished();
         }
         metrics.requestCompleted(request.apiKey(), System.nanoTime() - started, error != null);
+        metrics.requestTransferred(request.apiKey(), size, responseFrameBytes(response));
         if (error != null) {
             Throwable cause = error.getCause() != null && error instanceof java.util.concurrent.CompletionException
                     ? error.getCause() : error;
@@ -322,6 +323,15 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         sequencer.complete(slot, response);
         deadlines.workDone();
         resume(ctx);
+    }
+
+    /** The answer's frame bytes without the size prefix: 0 for none (acks=0 Produce, a failure). */
+    private static long responseFrameBytes(ReferenceCounted response) {
+        if (response instanceof ResponseStream stream) {
+            // A streamed answer carries its own size prefix.
+            return stream.length() - 4;
+        }
+        return response instanceof ByteBuf frame ? frame.readableBytes() : 0;
     }
 
     private void reject(ChannelHandlerContext ctx, String reason, String message) {

@@ -59,6 +59,48 @@ class ProxyMetricsTest {
     }
 
     @Test
+    void bytesInAndOutAreCountedPerApiWithTheirSizePrefix() {
+        metrics.requestTransferred(ApiKeys.PRODUCE, 1000, 60);
+        metrics.requestTransferred(ApiKeys.PRODUCE, 2000, 0);
+        metrics.requestTransferred(ApiKeys.FETCH, 100, 5000);
+
+        assertThat(registry.scrape())
+                .contains("leasehold_client_request_bytes_total{api=\"Produce\"} 3008.0")
+                .contains("leasehold_client_response_bytes_total{api=\"Produce\"} 64.0")
+                .contains("leasehold_client_request_bytes_total{api=\"Fetch\"} 104.0")
+                .contains("leasehold_client_response_bytes_total{api=\"Fetch\"} 5004.0");
+    }
+
+    @Test
+    void brokerAnswersAreTimedPerBrokerAndApiInAFewFixedBuckets() {
+        metrics.brokerAnswered(1, ApiKeys.PRODUCE, Duration.ofMillis(3).toNanos());
+        metrics.brokerAnswered(1, ApiKeys.PRODUCE, Duration.ofMillis(300).toNanos());
+        metrics.brokerAnswered(2, ApiKeys.FETCH, Duration.ofMillis(40).toNanos());
+
+        String scrape = registry.scrape();
+
+        assertThat(scrape)
+                .contains("leasehold_backend_request_latency_seconds_count{api=\"Produce\",broker=\"1\"} 2")
+                .contains("leasehold_backend_request_latency_seconds_bucket{api=\"Produce\",broker=\"1\",le=\"0.005\"} 1")
+                .contains("leasehold_backend_request_latency_seconds_bucket{api=\"Produce\",broker=\"1\",le=\"0.5\"} 2")
+                .contains("leasehold_backend_request_latency_seconds_bucket{api=\"Fetch\",broker=\"2\",le=\"0.05\"} 1");
+        assertThat(scrape.lines().filter(line -> line.startsWith("leasehold_backend_request_latency_seconds_bucket{api=\"Fetch\"")))
+                .as("14 bounds and +Inf").hasSize(15);
+    }
+
+    @Test
+    void memoryBudgetUsedAndLimitAreSeparateSeries() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        metrics.bindMemoryBudget(budget);
+        budget.charge(4096);
+
+        assertThat(registry.scrape())
+                .contains("leasehold_memory_budget_used_bytes 4096.0")
+                .contains("leasehold_memory_budget_limit_bytes 1048576.0")
+                .doesNotContain("leasehold_memory_budget_bytes");
+    }
+
+    @Test
     void retriesRejectionsAndRefusalsAreCounted() {
         metrics.retried(ApiKeys.PRODUCE);
         metrics.retried(ApiKeys.PRODUCE);
@@ -142,6 +184,8 @@ class ProxyMetricsTest {
         metrics.bindMemoryBudget(new MemoryBudget(1 << 20));
         metrics.bindRoutingMode(new RoutingMode(new FixedRoutingTable()));
         metrics.requestCompleted(ApiKeys.PRODUCE, 1_000, false);
+        metrics.requestTransferred(ApiKeys.PRODUCE, 100, 10);
+        metrics.brokerAnswered(0, ApiKeys.PRODUCE, 1_000);
         metrics.retried(ApiKeys.PRODUCE);
         metrics.frameRejected("oversized");
         metrics.connectionRefused("max_connections");

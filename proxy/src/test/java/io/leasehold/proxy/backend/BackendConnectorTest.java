@@ -29,7 +29,7 @@ class BackendConnectorTest {
         try (ServerSocket broker = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             EventLoop loop = loops.next();
             ChannelFuture connect = loop.submit(() -> connector.connect(loop, "127.0.0.1", broker.getLocalPort(),
-                    new BackendConnection("broker"), () -> { })).get(10, TimeUnit.SECONDS);
+                    new BackendConnection("broker", -1, new BackendListener() { }), () -> { })).get(10, TimeUnit.SECONDS);
 
             assertThat(connect.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(connect.isSuccess()).as("connected").isTrue();

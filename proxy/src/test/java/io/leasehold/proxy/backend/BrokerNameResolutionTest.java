@@ -65,7 +65,7 @@ class BrokerNameResolutionTest {
         CompletableFuture<List<String>> answeredWhenOtherWorkRan = new CompletableFuture<>();
         loop.execute(() -> {
             connecting.complete(connector.connect(loop, "slow.brokers.test", broker.getLocalPort(),
-                    new BackendConnection("slow"), () -> { }));
+                    new BackendConnection("slow", -1, new BackendListener() { }), () -> { }));
             loop.execute(() -> answeredWhenOtherWorkRan.complete(nameServer.answered()));
         });
 
@@ -136,7 +136,7 @@ class BrokerNameResolutionTest {
 
     private ChannelFuture connectOn(EventLoop loop, String host) throws Exception {
         BackendConnector connector = connector();
-        return loop.submit(() -> connector.connect(loop, host, broker.getLocalPort(), new BackendConnection(host),
+        return loop.submit(() -> connector.connect(loop, host, broker.getLocalPort(), new BackendConnection(host, -1, new BackendListener() { }),
                 () -> { })).get(10, TimeUnit.SECONDS);
     }
 

@@ -16,10 +16,19 @@ import org.apache.kafka.common.protocol.ApiKeys;
 public final class EmbeddedBackend implements AutoCloseable {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-    private final BackendConnection connection = new BackendConnection("test-broker");
+    /** The broker id the connection reports its answers under. */
+    public static final int BROKER_ID = 1;
+
+    private final BackendConnection connection;
     private final EmbeddedChannel channel;
 
     public EmbeddedBackend(int maxFrameBytes) {
+        this(maxFrameBytes, new BackendListener() { });
+    }
+
+    /** A connection that reports its answers to {@code listener}. */
+    public EmbeddedBackend(int maxFrameBytes, BackendListener listener) {
+        connection = new BackendConnection("test-broker", BROKER_ID, listener);
         channel = new EmbeddedChannel(new ResponseFramer(maxFrameBytes, connection), connection);
         connection.attach(channel);
     }

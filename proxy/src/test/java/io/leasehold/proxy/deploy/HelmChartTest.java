@@ -183,7 +183,8 @@ class HelmChartTest {
         JsonNode container = chart.proxyContainer();
 
         assertThat(pod.path("securityContext").path("runAsNonRoot").asBoolean()).isTrue();
-        assertThat(pod.path("securityContext").path("runAsUser").asInt()).isPositive();
+        assertThat(pod.path("securityContext").path("runAsUser").asInt(1)).as("absent (platform-assigned) or not root")
+                .isPositive();
         assertThat(pod.path("securityContext").path("seccompProfile").path("type").asText()).isEqualTo("RuntimeDefault");
         assertThat(pod.path("automountServiceAccountToken").asBoolean(true)).isFalse();
         assertThat(pod.path("hostNetwork").asBoolean(false)).isFalse();
@@ -196,6 +197,47 @@ class HelmChartTest {
         assertThat(mount(container, "tmp").path("mountPath").asText()).as("writable /tmp on a read-only root")
                 .isEqualTo("/tmp");
         assertThat(container.path("resources").path("limits").path("memory").asText()).isNotEmpty();
+    }
+
+    @Test
+    void openshiftValuesLeaveUserAndGroupsToTheRestrictedV2PolicyAndKeepTheRestrictions() {
+        RenderedChart chart = render("openshift-restricted-values.yaml");
+        JsonNode podSecurity = chart.podSpec().path("securityContext");
+
+        assertThat(podSecurity.has("runAsUser")).as("restricted-v2 refuses a fixed user").isFalse();
+        assertThat(podSecurity.has("runAsGroup")).isFalse();
+        assertThat(podSecurity.has("fsGroup")).isFalse();
+        assertThat(podSecurity.path("runAsNonRoot").asBoolean()).isTrue();
+        assertThat(podSecurity.path("seccompProfile").path("type").asText()).isEqualTo("RuntimeDefault");
+        assertThat(chart.proxyContainer().path("securityContext").path("readOnlyRootFilesystem").asBoolean()).isTrue();
+    }
+
+    @Test
+    void extraEnvVolumesMountsInitContainersSidecarsRegistryAndPriorityReachThePod() throws Exception {
+        RenderedChart chart = render("openshift-restricted-values.yaml");
+        JsonNode pod = chart.podSpec();
+        JsonNode proxy = chart.proxyContainer();
+
+        assertThat(proxy.path("image").asText()).isEqualTo("mirror.example.com:5000/leasehold/leasehold-proxy:0.1.0");
+        assertThat(pod.path("priorityClassName").asText()).isEqualTo("kafka-critical");
+        assertThat(chart.proxyConfig().limits().maxConnections()).as("extraEnv overrides the config").isEqualTo(5000);
+        assertThat(volume(chart, "trust-bundle").path("configMap").path("name").asText()).isEqualTo("trusted-ca-bundle");
+        assertThat(mount(proxy, "trust-bundle").path("mountPath").asText()).isEqualTo("/etc/pki/leasehold");
+        assertThat(mount(proxy, "config").path("mountPath").asText()).as("the chart's own mounts stay")
+                .isEqualTo("/etc/leasehold/proxy.yaml");
+        assertThat(pod.path("initContainers").findValuesAsText("name")).containsExactly("wait-for-etcd");
+        List<String> containers = new ArrayList<>();
+        pod.path("containers").forEach(container -> containers.add(container.path("name").asText()));
+        assertThat(containers).containsExactly("proxy", "log-shipper");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "image.registry=mirror.example.com:5000,image.digest=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef | mirror.example.com:5000/ghcr.io/leasehold/leasehold-proxy@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "image.registry=registry.example.com/mirrors,image.repository=leasehold/proxy | registry.example.com/mirrors/leasehold/proxy:0.1.0",
+    })
+    void theRegistryPrefixesTheRepositoryWithATagOrADigest(String setting, String image) {
+        assertThat(rendered(tools.template("--set", setting)).proxyContainer().path("image").asText()).isEqualTo(image);
     }
 
     @ParameterizedTest
@@ -509,6 +551,14 @@ class HelmChartTest {
             "image.digest=sha256:abc                           | /image/digest",
             "image.digest=latest                               | /image/digest",
             "service.type=NodePort,config.listener.advertisedHost=nodes.example | at '/service/nodePort': got null, want integer",
+            "podSecurityContext.runAsNonRoot=false              | /podSecurityContext/runAsNonRoot",
+            "podSecurityContext.runAsUser=0                    | /podSecurityContext/runAsUser",
+            "containerSecurityContext.privileged=true          | /containerSecurityContext/privileged",
+            "containerSecurityContext.allowPrivilegeEscalation=true | /containerSecurityContext/allowPrivilegeEscalation",
+            "sidecars[0].name=proxy,sidecars[0].image=busybox  | /sidecars/0/name",
+            "initContainers[0].name=wait                       | /initContainers/0",
+            "extraVolumeMounts[0].name=x,extraVolumeMounts[0].mountPath=relative | /extraVolumeMounts/0/mountPath",
+            "image.registry=https://mirror.example.com         | /image/registry",
             "presentation.mode=every-broker                    | /presentation/mode",
             "presentation.nodeCount=500                        | /presentation/nodeCount",
             "presentation.nodeHostPattern=broker.example       | /presentation/nodeHostPattern",
@@ -555,11 +605,31 @@ class HelmChartTest {
             assertThat(rule.path("alert")).isEqualTo(doc.path("alert"));
             assertThat(rule.path("for")).isEqualTo(doc.path("for"));
             assertThat(rule.path("labels")).isEqualTo(doc.path("labels"));
+            assertThat(rule.path("annotations")).as(doc.path("alert").asText()).isEqualTo(doc.path("annotations"));
             String docExpr = doc.path("expr").asText().replace("deployment=~\".*leasehold-proxy.*\"",
                     "namespace=\"kafka\", deployment=\"lh-leasehold-proxy\"");
             assertThat(rule.path("expr").asText().strip()).as(doc.path("alert").asText()).isEqualTo(docExpr.strip());
         }
         assertThat(render("defaults").all("PrometheusRule")).isEmpty();
+    }
+
+    @Test
+    void everyAlertHasASummaryADescriptionAndARunbookLinkToItsOwnSectionOfTheOperationsGuide() throws Exception {
+        String guide = Files.readString(tools.repo().resolve("docs/operations.md"));
+        String base = "https://wiki.example.com/leasehold/operations";
+        JsonNode rules = rendered(tools.template("--set", "metrics.prometheusRule.enabled=true",
+                "--set", "metrics.prometheusRule.runbookBaseUrl=" + base))
+                .only("PrometheusRule").path("spec").path("groups").get(0).path("rules");
+
+        assertThat(rules).hasSizeGreaterThan(5);
+        for (JsonNode rule : rules) {
+            String alert = rule.path("alert").asText();
+            JsonNode annotations = rule.path("annotations");
+            assertThat(annotations.path("summary").asText()).as(alert).isNotBlank();
+            assertThat(annotations.path("description").asText()).as(alert).isNotBlank();
+            assertThat(annotations.path("runbook_url").asText()).as(alert).isEqualTo(base + "#" + alert.toLowerCase());
+            assertThat(guide).as("docs/operations.md has a section for " + alert).contains("\n### " + alert + "\n");
+        }
     }
 
     @Test

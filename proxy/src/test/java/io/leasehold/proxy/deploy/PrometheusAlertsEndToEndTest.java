@@ -81,7 +81,8 @@ class PrometheusAlertsEndToEndTest {
                     + "no client request fails as a whole in this scenario",
             "Client connections refused or timed out per second/A", "no connection limit is reached",
             "Client connections refused or timed out per second/B", "no client misses a deadline",
-            "Memory budget/A", "leasehold_memory_budget_bytes comes with the proxy-wide memory budget (issue 15 item 3)",
+            "Memory budget/A", "leasehold_memory_budget_used_bytes comes with the proxy-wide memory budget (issue 15 item 3)",
+            "Memory budget/B", "leasehold_memory_budget_limit_bytes comes with the proxy-wide memory budget (issue 15 item 3)",
             "TLS handshake failures per second/A", "the listener is plaintext",
             "SASL authentication failures per second/A", "SASL is off",
             "Rejected client frames per second/A", "real clients send no bad frames");

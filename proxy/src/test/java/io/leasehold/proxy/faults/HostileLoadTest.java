@@ -128,7 +128,7 @@ class HostileLoadTest {
                 peakConnections = metrics.value("leasehold_client_connections", "");
                 while (System.nanoTime() < hostileEnd) {
                     Thread.sleep(500);
-                    peakBudget = Math.max(peakBudget, metrics.value("leasehold_memory_budget_bytes", "state=\"used\""));
+                    peakBudget = Math.max(peakBudget, metrics.value("leasehold_memory_budget_used_bytes", ""));
                     peakConnections = Math.max(peakConnections, metrics.value("leasehold_client_connections", ""));
                 }
                 hostileAcked = (long) ((totalAcked(producers) - ackedAtStart)
@@ -146,7 +146,7 @@ class HostileLoadTest {
                                 + "answers read; peak memory budget used %.1f MiB of %.0f MiB; peak RSS %d MiB "
                                 + "(budget %d MiB)%n", baselineAcked, BASELINE.toSeconds(), hostileAcked, ratio,
                         consumedUnderAttack, peakConnections, baselineConnections, flood.sent(), flood.answered(),
-                        peakBudget / (1 << 20), metrics.value("leasehold_memory_budget_bytes", "state=\"limit\"")
+                        peakBudget / (1 << 20), metrics.value("leasehold_memory_budget_limit_bytes", "")
                                 / (1 << 20), peakRss >> 20, RSS_BUDGET_BYTES >> 20);
 
                 assertThat(peakConnections).as("hostile sockets the proxy held at once")

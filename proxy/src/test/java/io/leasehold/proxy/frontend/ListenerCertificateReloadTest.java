@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ListenerCertificateReloadTest {
 
-    private static final String EXPIRY = "leasehold_certificate_expiry_seconds";
+    private static final String EXPIRY = "leasehold_certificate_expiry_timestamp_seconds";
 
     @TempDir
     Path dir;

@@ -132,7 +132,7 @@ class MemoryBudgetBackpressureTest {
         }
         assertThat(pauses()).isGreaterThanOrEqualTo(1);
         await().atMost(Duration.ofSeconds(5)).until(() -> budget.used() == 0);
-        assertThat(registry.get("leasehold.memory.budget").tag("state", "limit").gauge().value()).isEqualTo(BUDGET);
+        assertThat(registry.get("leasehold.memory.budget.limit").gauge().value()).isEqualTo(BUDGET);
     }
 
     /** Answers held requests as they arrive until {@code count} were answered. */

@@ -49,7 +49,7 @@ class ReloadingTlsTest {
         watcher.checkNow();
         SslContext second = tls.context();
         assertThat(second).as("a rotated certificate and key").isNotSameAs(first);
-        assertThat(registry.get("leasehold.certificate.expiry").tag("role", "listener").gauge().value())
+        assertThat(registry.get("leasehold.certificate.expiry.timestamp").tag("role", "listener").gauge().value())
                 .isEqualTo((double) notAfter(cert));
 
         Files.writeString(key, "not a key");
