@@ -51,10 +51,13 @@ final class ChartTools {
         return repo;
     }
 
-    /** Makes sure helm is installed ({@code scripts/ensure-helm}) and returns tools using it. */
+    /**
+     * Makes sure the bundled, pinned helm is installed ({@code scripts/ensure-helm --bundled}) and
+     * returns tools using it: renders must not depend on a helm the machine happens to have.
+     */
     static ChartTools install() {
         Path repo = repoRoot();
-        CommandResult ensured = run(List.of(repo.resolve("scripts/ensure-helm").toString()), null, repo);
+        CommandResult ensured = run(List.of(repo.resolve("scripts/ensure-helm").toString(), "--bundled"), null, repo);
         if (!ensured.succeeded()) {
             throw new IllegalStateException("scripts/ensure-helm failed: " + ensured.describe());
         }
