@@ -167,7 +167,10 @@ final class MetadataService implements TopicNameResolver {
     private short backendVersion(MetadataRequestData request, short clientVersion) {
         VersionBridge bridge = bridges.get();
         short version = bridge.target(ApiKeys.METADATA, clientVersion);
-        if (!request.allowAutoTopicCreation() && version < FIRST_NO_CREATE_VERSION) {
+        // Backends that cannot take the first such version keep the client's: the request then
+        // cannot be written, and fails its callers rather than asking for a topic to be created.
+        if (!request.allowAutoTopicCreation() && version < FIRST_NO_CREATE_VERSION
+                && bridge.canServe(ApiKeys.METADATA, FIRST_NO_CREATE_VERSION)) {
             return bridge.target(ApiKeys.METADATA, FIRST_NO_CREATE_VERSION);
         }
         return version;

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.admin;
 
+import io.leasehold.proxy.BuildInfo;
 import io.leasehold.proxy.frontend.MemoryBudget;
 
 import io.leasehold.proxy.security.AuthenticationMetrics;
@@ -199,6 +200,7 @@ class ProxyMetricsTest {
         metrics.listenerConnectionAccepted("node-3");
         metrics.bindBrokersWithoutNode(new FixedRoutingTable(), id -> true);
         new CertificateExpiryMetrics(registry).track(() -> Map.of("listener", Instant.ofEpochSecond(1)));
+        new BuildInfo("1.0", "abc").bindTo(registry);
         Set<String> published = metricNames(registry.scrape().lines()
                 .filter(line -> !line.startsWith("#")).map(line -> line.split("[{ ]")[0]));
         String guide = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/operations.md"));
