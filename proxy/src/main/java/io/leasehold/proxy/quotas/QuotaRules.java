@@ -11,9 +11,9 @@ import java.util.OptionalDouble;
  * The quotas in force, resolved for a client as Kafka does: for each quota type separately, the
  * most specific entry that sets that type wins, in this order (Kafka's documented precedence):
  * user + client id, user + default client id, user, default user + client id, default user +
- * default client id, default user, client id, default client id. An anonymous connection has no
- * user name to match and is matched by client id entries only, as a Kafka broker without
- * authentication matches its {@code ANONYMOUS} principal by a user of that name. Immutable.
+ * default client id, default user, client id, default client id. Without a user (empty) only
+ * client id entries match; a Kafka broker names an unauthenticated client's user
+ * {@code ANONYMOUS}, and callers that follow it pass that name. Immutable.
  */
 public final class QuotaRules {
     private static final QuotaRules NONE = new QuotaRules(List.of());
@@ -59,10 +59,7 @@ public final class QuotaRules {
         return OptionalDouble.empty();
     }
 
-    /**
-     * The entity whose quota of {@code type} applies to the client, which names the bucket its
-     * bytes are counted in: clients matched by the same entry share one quota, as in Kafka.
-     */
+    /** The entry's entity whose quota of {@code type} applies to the client, as written in the file. */
     public Optional<QuotaEntity> governingEntity(QuotaType type, Optional<String> user, String clientId) {
         for (QuotaEntity candidate : candidates(user, clientId)) {
             QuotaEntry entry = byEntity.get(candidate);
