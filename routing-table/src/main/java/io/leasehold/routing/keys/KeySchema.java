@@ -11,6 +11,7 @@ import java.util.OptionalInt;
  *   <li>{@code P/partition-leases/{topic}/{partition}} — owning broker id, on the owner's lease</li>
  *   <li>{@code P/group-leases/{group}} — coordinating broker id, on the owner's lease</li>
  *   <li>{@code P/brokers/{id}} — the broker's address as JSON, on the broker's lease</li>
+ *   <li>{@code P/proxies/{id}} — a Leasehold proxy's registration, on the proxy's lease (Leasehold's own)</li>
  *   <li>{@code P/metadata/snapshot} — KafScale's cluster metadata snapshot (JSON), persistent</li>
  *   <li>{@code P/topics/{topic}/partitions/{partition}/next_offset} — next offset, persistent</li>
  * </ul>

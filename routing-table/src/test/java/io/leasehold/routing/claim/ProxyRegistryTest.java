@@ -47,8 +47,9 @@ class ProxyRegistryTest {
                 await().atMost(PATIENCE).until(() -> first.liveProxies() == 2);
 
                 etcd.stop();
-                // Rounds every 100 ms fail meanwhile; the count must not fall back to this proxy alone.
-                await().during(Duration.ofSeconds(3)).atMost(PATIENCE)
+                // Longer than a round waits for etcd (5 s), so rounds fail meanwhile: the count must
+                // not fall back to this proxy alone.
+                await().during(Duration.ofSeconds(8)).atMost(PATIENCE)
                         .until(() -> first.liveProxies() == 2 && second.liveProxies() == 2);
             }
         }
