@@ -18,6 +18,7 @@ public final class ClientQuotas {
     private final Supplier<QuotaRules> rules;
     private final TierShare share;
     private final LongSupplier nanoClock;
+    private final QuotaMetrics metrics;
     private final Map<Bucket, ByteRateMeter> meters = new ConcurrentHashMap<>();
 
     /** One quota type's bytes of one entity, with its defaults filled in. */
@@ -27,8 +28,9 @@ public final class ClientQuotas {
      * @param rules the rules in force (a reloading file's {@code current})
      * @param share this proxy's share of each quota
      */
-    public ClientQuotas(Supplier<QuotaRules> rules, TierShare share, LongSupplier nanoClock) {
+    public ClientQuotas(Supplier<QuotaRules> rules, TierShare share, LongSupplier nanoClock, QuotaMetrics metrics) {
         this.rules = rules;
+        this.metrics = metrics;
         this.share = share;
         this.nanoClock = nanoClock;
     }
@@ -53,6 +55,8 @@ public final class ClientQuotas {
         QuotaEntity entity = new QuotaEntity(written.user().map(name -> user), written.clientId().map(name -> clientId));
         ByteRateMeter meter = meters.computeIfAbsent(new Bucket(type, entity),
                 bucket -> ByteRateMeter.kafkaDefaults(nanoClock));
-        return meter.recordAndThrottleMs(bytes, share.of(quota.getAsDouble()));
+        long throttleMs = meter.recordAndThrottleMs(bytes, share.of(quota.getAsDouble()));
+        metrics.recorded(type, user, bytes, throttleMs);
+        return throttleMs;
     }
 }

@@ -2,6 +2,7 @@ package io.leasehold.proxy.quotas;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -11,10 +12,12 @@ class ClientQuotasTest {
     private static final long SECOND = 1_000_000_000L;
     private final AtomicLong clock = new AtomicLong(0);
     private final AtomicInteger liveProxies = new AtomicInteger(1);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private ClientQuotas quotas(String file) throws QuotasFileException {
         QuotaRules rules = new QuotasFileParser().parse(file, "quotas.yaml");
-        return new ClientQuotas(() -> rules, new TierShare(liveProxies::get), clock::get);
+        return new ClientQuotas(() -> rules, new TierShare(liveProxies::get), clock::get,
+                new QuotaMetrics(registry));
     }
 
     @Test
@@ -42,6 +45,21 @@ class ClientQuotasTest {
         assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "etl", "a", 10_000)).isZero();
         assertThat(quotas.record(QuotaType.CONSUMER_BYTE_RATE, "etl", "a", 10_000)).isZero();
         assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "other", "a", 1_000_000_000)).isZero();
+    }
+
+    @Test
+    void bytesAndThrottleTimeAreCountedPerUserUnderAQuota() throws QuotasFileException {
+        ClientQuotas quotas = quotas("quotas:\n  - {user: slow, producerByteRate: 1000}\n");
+
+        quotas.record(QuotaType.PRODUCER_BYTE_RATE, "slow", "a", 20_000);
+        quotas.record(QuotaType.PRODUCER_BYTE_RATE, "fast", "a", 5_000);
+
+        assertThat(registry.get("leasehold.quota.bytes").tags("user", "slow", "quota", "producer_byte_rate")
+                .counter().count()).isEqualTo(20_000);
+        assertThat(registry.get("leasehold.quota.throttle.seconds").tags("user", "slow").counter().count())
+                .isEqualTo(10.0);
+        assertThat(registry.find("leasehold.quota.bytes").tag("user", "fast").counter())
+                .as("a user without a quota is not a metric's tag").isNull();
     }
 
     @Test
