@@ -52,7 +52,8 @@ public final class ClientQuotas {
             return 0;
         }
         QuotaEntity written = current.governingEntity(type, named, clientId).orElseThrow();
-        QuotaEntity entity = new QuotaEntity(written.user().map(name -> user), written.clientId().map(name -> clientId));
+        QuotaEntity entity = new QuotaEntity(written.user().map(name -> user),
+                written.clientId().map(name -> clientId));
         ByteRateMeter meter = meters.computeIfAbsent(new Bucket(type, entity),
                 bucket -> ByteRateMeter.kafkaDefaults(nanoClock));
         long throttleMs = meter.recordAndThrottleMs(bytes, share.of(quota.getAsDouble()));

@@ -36,6 +36,9 @@ public final class QuotasFileParser {
         ENTRY_KEYS = Set.copyOf(keys);
     }
 
+    /** The known entry keys, sorted, as messages list them. */
+    private static final String KNOWN_KEYS = String.join(", ", new TreeSet<>(ENTRY_KEYS));
+
     private final YAMLMapper yaml = YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     /**
@@ -103,15 +106,14 @@ public final class QuotasFileParser {
 
     private static Optional<QuotaEntry> entry(JsonNode node, String where, List<String> problems) {
         if (!node.isObject()) {
-            problems.add(where + ": expected a mapping with " + String.join(", ", ENTRY_KEYS.stream().sorted().toList()));
+            problems.add(where + ": expected a mapping with " + KNOWN_KEYS);
             return Optional.empty();
         }
         int before = problems.size();
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!ENTRY_KEYS.contains(key)) {
-                problems.add(where + "." + key + ": unknown key (known: "
-                        + String.join(", ", ENTRY_KEYS.stream().sorted().toList()) + ")");
+                problems.add(where + "." + key + ": unknown key (known: " + KNOWN_KEYS + ")");
             }
         }
         Optional<String> user = name(node.get("user"), where + ".user", problems);
