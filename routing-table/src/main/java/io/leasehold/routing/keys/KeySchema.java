@@ -11,6 +11,7 @@ import java.util.OptionalInt;
  *   <li>{@code P/partition-leases/{topic}/{partition}} — owning broker id, on the owner's lease</li>
  *   <li>{@code P/group-leases/{group}} — coordinating broker id, on the owner's lease</li>
  *   <li>{@code P/brokers/{id}} — the broker's address as JSON, on the broker's lease</li>
+ *   <li>{@code P/proxies/{id}} — a Leasehold proxy's registration, on the proxy's lease (Leasehold's own)</li>
  *   <li>{@code P/metadata/snapshot} — KafScale's cluster metadata snapshot (JSON), persistent</li>
  *   <li>{@code P/topics/{topic}/partitions/{partition}/next_offset} — next offset, persistent</li>
  * </ul>
@@ -29,6 +30,7 @@ public final class KeySchema {
     private final String partitionLeases;
     private final String groupLeases;
     private final String brokers;
+    private final String proxies;
     private final String topics;
     private final String metadataSnapshot;
 
@@ -49,6 +51,7 @@ public final class KeySchema {
         this.partitionLeases = normalized + "/partition-leases/";
         this.groupLeases = normalized + "/group-leases/";
         this.brokers = normalized + "/brokers/";
+        this.proxies = normalized + "/proxies/";
         this.topics = normalized + "/topics/";
         this.metadataSnapshot = normalized + "/metadata/snapshot";
     }
@@ -94,6 +97,19 @@ public final class KeySchema {
     /** {@code P/brokers/}, the prefix of every broker registration. */
     public String brokersPrefix() {
         return brokers;
+    }
+
+    /** {@code P/proxies/{id}}: one Leasehold proxy's registration, on its own lease. */
+    public String proxyKey(String proxyId) {
+        if (proxyId.isEmpty() || proxyId.contains("/")) {
+            throw new IllegalArgumentException("proxy id must be non-empty and contain no '/', got '" + proxyId + "'");
+        }
+        return proxies + proxyId;
+    }
+
+    /** {@code P/proxies/}, the prefix of every proxy registration: how many live proxies the tier has. */
+    public String proxiesPrefix() {
+        return proxies;
     }
 
     /** {@code P/metadata/snapshot}, the one key KafScale's operator writes its cluster snapshot to. */

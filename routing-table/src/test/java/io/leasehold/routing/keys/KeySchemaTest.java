@@ -22,6 +22,14 @@ class KeySchemaTest {
         assertThat(keys.brokersPrefix()).isEqualTo("/kafscale/brokers/");
         assertThat(keys.nextOffsetKey("orders", 2)).isEqualTo("/kafscale/topics/orders/partitions/2/next_offset");
         assertThat(keys.topicsPrefix()).isEqualTo("/kafscale/topics/");
+        assertThat(keys.proxyKey("leasehold-0")).isEqualTo("/kafscale/proxies/leasehold-0");
+        assertThat(keys.proxiesPrefix()).isEqualTo("/kafscale/proxies/");
+    }
+
+    @Test
+    void aProxyIdIsOneKeySegment() {
+        assertThatThrownBy(() -> keys.proxyKey("a/b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> keys.proxyKey("")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
