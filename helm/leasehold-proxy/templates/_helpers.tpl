@@ -210,6 +210,9 @@ app.kubernetes.io/part-of: leasehold
 {{- if or .Values.authorization.aclsSecret .Values.authorization.aclsConfigMap }}
 {{- $_ := set $config "authorization" (dict "aclsFile" (printf "%s/acls.yaml" (include "leasehold-proxy.aclsDir" .))) }}
 {{- end }}
+{{- if .Values.audit.enabled }}
+{{- $_ := set $config "audit" (dict "file" "-" "allowedReads" .Values.audit.allowedReads) }}
+{{- end }}
 {{- toYaml $config }}
 {{- end }}
 

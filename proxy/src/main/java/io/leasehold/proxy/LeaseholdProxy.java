@@ -5,6 +5,10 @@ import io.leasehold.proxy.admin.AdminServer;
 import io.leasehold.proxy.admin.EventLoopHeartbeat;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.admin.RoutingHealthProbe;
+import io.leasehold.proxy.audit.AllowedAccessSampler;
+import io.leasehold.proxy.audit.AuditFileWriter;
+import io.leasehold.proxy.audit.AuditLog;
+import io.leasehold.proxy.audit.RequestAuditing;
 import io.leasehold.proxy.authorization.AclAuthorizer;
 import io.leasehold.proxy.authorization.AclsFile;
 import io.leasehold.proxy.authorization.Authorizer;
@@ -40,6 +44,7 @@ import io.leasehold.proxy.transport.SocketTuning;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -53,7 +58,9 @@ import io.leasehold.proxy.tls.ReloadingTls;
 import java.util.Objects;
 import java.util.function.Supplier;
 import io.netty.util.internal.PlatformDependent;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +84,12 @@ public final class LeaseholdProxy implements AutoCloseable {
     private static final Duration EVENT_LOOP_STUCK_AFTER = Duration.ofSeconds(10);
     /** How often the mounted users, ACL, JWKS and certificate files are looked at for a change. */
     private static final Duration MOUNTED_FILE_CHECK = Duration.ofSeconds(1);
+    /** Audit events waiting for the writer beyond this many are dropped (and counted). */
+    private static final int AUDIT_QUEUE_CAPACITY = 65_536;
+    /** With {@code audit.allowedReads}: one line per principal and resource per this interval. */
+    private static final Duration AUDIT_ALLOWED_INTERVAL = Duration.ofMinutes(1);
+    /** Principal and resource pairs remembered for that interval; the least recent are forgotten first. */
+    private static final int AUDIT_ALLOWED_REMEMBERED = 100_000;
 
     private final ProxyConfig config;
     private final Client etcd;
@@ -95,6 +108,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final MountedFileWatcher mountedFiles;
     /** The OAUTHBEARER signing keys; {@code null} without OAUTHBEARER. */
     private final VerificationKeys tokenKeys;
+    /** Writes the audit log; {@code null} without {@code audit.file}. */
+    private final AuditFileWriter auditWriter;
     private volatile boolean draining;
     private InetSocketAddress boundAddress;
 
@@ -110,10 +125,11 @@ public final class LeaseholdProxy implements AutoCloseable {
      * @param brokerCredentials the service identity's password when {@code backends.sasl} is set, else
      *              {@code null}; reloaded when its file changes
      * @param build the version and commit, exported as {@code leasehold_build_info}
+     * @param auditOut where audit lines go when {@code audit.file} is set, else {@code null}; closed here
      */
     public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
                           VerificationKeys tokenKeys, AclsFile acls, BrokerCredentials brokerCredentials,
-                          BuildInfo build) {
+                          BuildInfo build, OutputStream auditOut) {
         this.tokenKeys = tokenKeys;
         this.config = config;
         this.etcd = etcd;
@@ -191,15 +207,30 @@ public final class LeaseholdProxy implements AutoCloseable {
         ProxyConfig.Limits limits = config.limits();
         MemoryBudget budget = new MemoryBudget(limits.memoryBudget() != null ? limits.memoryBudget()
                 : MemoryBudget.defaultLimit(PlatformDependent.maxDirectMemory()));
+        AuditLog auditLog = AuditLog.none();
+        RequestAuditing auditing = RequestAuditing.off();
+        if (auditOut != null) {
+            this.auditWriter = new AuditFileWriter(auditOut, AUDIT_QUEUE_CAPACITY, Counter
+                    .builder("leasehold.audit.lines.dropped")
+                    .description("Audit lines dropped because the writer fell behind (its queue was full)")
+                    .register(registry));
+            auditLog = auditWriter;
+            auditing = new RequestAuditing(auditWriter, config.audit().allowedReads()
+                    ? new AllowedAccessSampler(AUDIT_ALLOWED_INTERVAL.toNanos(), AUDIT_ALLOWED_REMEMBERED,
+                            System::nanoTime) : null, Clock.systemUTC());
+        } else {
+            this.auditWriter = null;
+        }
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout(),
                         config.presentation().produceOwnerDeadline()), authorizer,
                 // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
-                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null);
+                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing);
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
-                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry));
+                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), auditLog,
+                Clock.systemUTC());
         RequestHandler handler = sasl != null ? sasl : requests;
         this.reachability = new BackendReachability(control, router, alloc);
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
@@ -362,6 +393,9 @@ public final class LeaseholdProxy implements AutoCloseable {
     @Override
     public void close() {
         frontend.close();
+        if (auditWriter != null) {
+            auditWriter.close();
+        }
         mountedFiles.close();
         if (tokenKeys != null) {
             tokenKeys.close();

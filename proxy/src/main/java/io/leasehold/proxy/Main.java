@@ -1,6 +1,7 @@
 package io.leasehold.proxy;
 
 import io.etcd.jetcd.Client;
+import io.leasehold.proxy.audit.AuditDestination;
 import io.leasehold.proxy.authorization.AclsFile;
 import io.leasehold.proxy.authorization.AclsFileException;
 import io.leasehold.proxy.backend.BrokerCredentials;
@@ -19,6 +20,8 @@ import io.leasehold.proxy.security.JwksFile;
 import io.leasehold.proxy.security.JwksUrl;
 import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.tls.ReloadingTls;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -194,6 +197,15 @@ public final class Main implements Callable<Integer> {
                 problems.addAll(e.problems());
             }
         }
+        OutputStream auditOut = null;
+        if (config.audit().enabled()) {
+            try {
+                auditOut = AuditDestination.open(config.audit().file());
+            } catch (IOException e) {
+                problems.add(file + ": audit.file: " + config.audit().file() + " cannot be opened for appending ("
+                        + e + ")");
+            }
+        }
         Client etcd = null;
         Map<String, Instant> etcdExpiries = Map.of();
         try {
@@ -214,7 +226,8 @@ public final class Main implements Callable<Integer> {
             return 1;
         }
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
-                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials, build);
+                new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials, build,
+                auditOut);
         InetSocketAddress bound;
         try {
             bound = proxy.start();

@@ -48,6 +48,7 @@ final class ConfigKeys {
         sections.put("presentation", List.of("mode", "nodePortBase", "nodeHostPattern", "firstNodeId", "nodeCount",
                 "produceOwnerDeadline"));
         sections.put("authorization", List.of("aclsFile"));
+        sections.put("audit", List.of("file", "allowedReads"));
         sections.put("logging", List.of("level", "levels"));
         return Collections.unmodifiableMap(sections);
     }

@@ -204,7 +204,17 @@ public final class ConfigLoader {
         Path aclsFile = in.optionalFile(key("authorization", "aclsFile"));
         return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in),
                 presentation(in, listener, admin), aclsFile == null ? null : new ProxyConfig.Authorization(aclsFile),
-                logging(in));
+                logging(in), audit(in));
+    }
+
+    /** {@code audit.file} is {@code -} (standard output) or an absolute path. */
+    private static ProxyConfig.Audit audit(ConfigReader in) {
+        boolean allowedReads = in.bool(key("audit", "allowedReads"), false);
+        if (ProxyConfig.Audit.STANDARD_OUTPUT.equals(in.optionalText(key("audit", "file")))) {
+            return new ProxyConfig.Audit(ProxyConfig.Audit.STANDARD_OUTPUT, allowedReads);
+        }
+        Path file = in.optionalFile(key("audit", "file"));
+        return new ProxyConfig.Audit(file == null ? null : file.toString(), allowedReads);
     }
 
     private static ProxyConfig.Logging logging(ConfigReader in) {

@@ -18,13 +18,13 @@ import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
                           Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Presentation presentation,
-                          Authorization authorization, Logging logging) {
+                          Authorization authorization, Logging logging, Audit audit) {
 
     /** A configuration that shows clients a single node, without authorization, logging at the default levels. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown, Sasl sasl) {
         this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE, null,
-                Logging.DEFAULT);
+                Logging.DEFAULT, Audit.OFF);
     }
 
     /** A configuration without SASL on the listener and without authorization that shows clients a single node. */
@@ -61,6 +61,23 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
      * file every request is checked against. Present means on: what it does not allow is denied.
      */
     public record Authorization(Path aclsFile) {
+    }
+
+    /**
+     * The audit log ({@code audit}): {@code file} is an absolute path, {@code -} for standard
+     * output, or null for no audit log; {@code allowedReads} also writes allowed reads and writes
+     * (at most once a minute per principal and resource), not only denials and mutations.
+     */
+    public record Audit(String file, boolean allowedReads) {
+        /** No audit log. */
+        public static final Audit OFF = new Audit(null, false);
+        /** The {@code file} value meaning standard output. */
+        public static final String STANDARD_OUTPUT = "-";
+
+        /** Whether an audit log is kept. */
+        public boolean enabled() {
+            return file != null;
+        }
     }
 
     /** How clients are shown the cluster: the presentation mode and, per node, where it is reached. */

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
+import io.leasehold.proxy.audit.RequestAuditing;
 import io.leasehold.proxy.authorization.Authorizer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
@@ -61,13 +62,7 @@ public final class RequestRouter implements RequestHandler {
     private final DeleteGroupsApi deleteGroups = new DeleteGroupsApi();
     private final OffsetFetchGroupsApi offsetFetchGroups = new OffsetFetchGroupsApi();
     private final Authorizer authorizer;
-    private final PartitionAccess partitionAccess;
-    private final RequestAccess requestAccess;
-    private final AdminAccess adminAccess;
-    private final MetadataAccess metadataAccess;
-    private final ListingAccess listingAccess;
-    private final CommittedOffsetAccess committedOffsetAccess;
-    private final DescribedGroupAccess describedGroupAccess;
+    private final RequestAuditing auditing;
     private final AclApis aclApis;
     private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
@@ -112,14 +107,21 @@ public final class RequestRouter implements RequestHandler {
     public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc,
                          ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
                          Authorizer authorizer, MemoryBudget readAheadBudget) {
+        this(router, control, alloc, presentation, metrics, settings, authorizer, readAheadBudget,
+                RequestAuditing.off());
+    }
+
+    /**
+     * As {@link #RequestRouter(OwnerRouter, BackendSession, ByteBufAllocator, ClusterPresentation,
+     * ProxyMetrics, Settings, Authorizer, MemoryBudget)}, reporting decisions to an audit log.
+     *
+     * @param auditing gives each request its authorizer, reporting its decisions to the audit log
+     */
+    public RequestRouter(OwnerRouter router, BackendSession control, ByteBufAllocator alloc,
+                         ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
+                         Authorizer authorizer, MemoryBudget readAheadBudget, RequestAuditing auditing) {
         this.authorizer = authorizer;
-        this.partitionAccess = new PartitionAccess(authorizer);
-        this.requestAccess = new RequestAccess(authorizer);
-        this.adminAccess = new AdminAccess(authorizer);
-        this.metadataAccess = new MetadataAccess(authorizer);
-        this.listingAccess = new ListingAccess(authorizer);
-        this.committedOffsetAccess = new CommittedOffsetAccess(authorizer);
-        this.describedGroupAccess = new DescribedGroupAccess(authorizer);
+        this.auditing = auditing;
         this.aclApis = new AclApis(authorizer);
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
         this.presentation = presentation;
@@ -174,10 +176,11 @@ public final class RequestRouter implements RequestHandler {
         switch (route) {
             case LOCAL:
                 FindCoordinatorRequestData find = request.decodeBody();
-                return respond(request, client, listingAccess.coordinators(find, request.version(),
+                return respond(request, client, new ListingAccess(decider(request, client)).coordinators(find, request.version(),
                         coordinators.answer(find, request.version()), client.principal()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
+                MetadataAccess metadataAccess = new MetadataAccess(decider(request, client));
                 MetadataAccess.Question question = metadataAccess.beforeForwarding(metadataRequest,
                         request.version(), client.principal());
                 return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
@@ -205,6 +208,7 @@ public final class RequestRouter implements RequestHandler {
                 return widen(anyBroker.forward(request, client, true,
                         frame -> rewriteDescribeCluster(request, client, frame)));
             case ALL_BROKERS:
+                ListingAccess listingAccess = new ListingAccess(decider(request, client));
                 return widen(listGroups.forward(request, client,
                         answer -> listingAccess.groups(answer, client.principal())));
             default:
@@ -257,7 +261,7 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> perResource(RequestFrame request, ClientContext client,
                                                             ApiMessage body, Forwarder forwarder) {
         Set<Uuid> ids = AdminAccess.topicIds(body);
-        Set<String> existenceDecides = adminAccess.topicsWhoseExistenceDecides(body, client.principal());
+        Set<String> existenceDecides = new AdminAccess(decider(request, client)).topicsWhoseExistenceDecides(body, client.principal());
         // An unresolved lookup leaves every id unknown (UNKNOWN_TOPIC_ID, which clients retry).
         CompletableFuture<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of())
                 : metadata.resolve(ids).exceptionally(error -> Map.of());
@@ -282,7 +286,7 @@ public final class RequestRouter implements RequestHandler {
                                                       Map<Uuid, String> topicNames, Set<String> unknownTopics,
                                                       Forwarder forwarder) {
         try {
-            AdminSplit split = adminAccess.split(body, client.principal(), topicNames, unknownTopics);
+            AdminSplit split = new AdminAccess(decider(request, client)).split(body, client.principal(), topicNames, unknownTopics);
             if (split.allAllowed()) {
                 ApiMessage local = BrokerConfigRefusal.answer(body);
                 return local != null ? respond(request, client, local) : widen(forwarder.forward(request, client));
@@ -345,7 +349,7 @@ public final class RequestRouter implements RequestHandler {
         switch (request.apiKey()) {
             case DESCRIBE_ACLS:
                 try {
-                    return respond(request, client, aclApis.describe(request, client.principal()));
+                    return respond(request, client, new AclApis(decider(request, client)).describe(request, client.principal()));
                 } catch (ApiException e) {
                     return refuse(request, client, e);
                 }
@@ -357,7 +361,7 @@ public final class RequestRouter implements RequestHandler {
                 if (request.apiKey() == ApiKeys.INIT_PRODUCER_ID && TransactionRefusal.refuses(body)) {
                     return null;
                 }
-                ApiException refusal = requestAccess.refusal(request.apiKey(), body, client.principal());
+                ApiException refusal = new RequestAccess(decider(request, client)).refusal(request.apiKey(), body, client.principal());
                 return refusal == null ? null : refuse(request, client, refusal);
         }
     }
@@ -395,7 +399,7 @@ public final class RequestRouter implements RequestHandler {
                     return refuse(request, client, TransactionRefusal.ERROR);
                 }
                 CompletableFuture<ReferenceCounted> result = partitions.execute(produce, request, produceRequest, client,
-                        partitionAccess.of(ApiKeys.PRODUCE, client.principal()));
+                        new PartitionAccess(decider(request, client)).of(ApiKeys.PRODUCE, client.principal()));
                 if (produceRequest.acks() != 0) {
                     return result;
                 }
@@ -431,9 +435,17 @@ public final class RequestRouter implements RequestHandler {
         }
     }
 
+    /**
+     * The authorizer that decides {@code request}: the proxy's own, reporting to the audit log
+     * (when there is one) with the request's API and client.
+     */
+    private Authorizer decider(RequestFrame request, ClientContext client) {
+        return auditing.authorizerFor(authorizer, request.apiKey(), client.remote(), request.header().clientId());
+    }
+
     /** Which entries of a partition-keyed request the client's principal may touch. */
     private EntryAccess access(RequestFrame request, ClientContext client) {
-        return partitionAccess.of(request.apiKey(), client.principal());
+        return new PartitionAccess(decider(request, client)).of(request.apiKey(), client.principal());
     }
 
     private CompletableFuture<ReferenceCounted> routeGroup(RequestFrame request, ClientContext client)
@@ -464,6 +476,7 @@ public final class RequestRouter implements RequestHandler {
         if (!authorizer.enabled()) {
             return answer;
         }
+        DescribedGroupAccess describedGroupAccess = new DescribedGroupAccess(decider(request, client));
         return answer.thenApply(frame -> {
             ConsumerGroupDescribeResponseData decoded;
             try {
@@ -492,6 +505,7 @@ public final class RequestRouter implements RequestHandler {
         if (!authorizer.enabled()) {
             return answer;
         }
+        CommittedOffsetAccess committedOffsetAccess = new CommittedOffsetAccess(decider(request, client));
         return answer.thenCompose(frame -> {
             OffsetFetchResponseData decoded;
             try {
@@ -516,7 +530,7 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client,
                                                             ApiMessage body) throws MalformedRequestException {
         if (authorizer.enabled()) {
-            ApiException refusal = requestAccess.refusal(request.apiKey(), body, client.principal());
+            ApiException refusal = new RequestAccess(decider(request, client)).refusal(request.apiKey(), body, client.principal());
             if (refusal != null) {
                 return refuse(request, client, refusal);
             }

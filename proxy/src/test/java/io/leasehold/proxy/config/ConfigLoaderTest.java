@@ -91,6 +91,18 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void auditFileIsStandardOutputOrAnAbsolutePathAndOffByDefault() throws ConfigException {
+        assertThat(loader.parse(MINIMAL, "config.yaml").audit()).isEqualTo(ProxyConfig.Audit.OFF);
+        assertThat(loader.parse(MINIMAL + "audit: { file: \"-\" }\n", "config.yaml").audit())
+                .isEqualTo(new ProxyConfig.Audit("-", false));
+        assertThat(loader.parse(MINIMAL + "audit: { file: /var/log/audit.jsonl, allowedReads: true }\n", "config.yaml")
+                .audit()).isEqualTo(new ProxyConfig.Audit("/var/log/audit.jsonl", true));
+
+        assertThat(parseFailure(MINIMAL + "audit: { file: audit.jsonl }\n").problems()).containsExactly(
+                "config.yaml: audit.file: expected an absolute file path, got \"audit.jsonl\"");
+    }
+
+    @Test
     void logLevelsComeFromTheFileOrTheEnvironmentAndDefaultToInfo() throws ConfigException {
         String file = MINIMAL + "logging: { level: debug, levels: { io.netty: warn, io.grpc.internal: \"off\" } }\n";
 
@@ -168,7 +180,7 @@ class ConfigLoaderTest {
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
                         + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl, tlsPrincipal)",
-                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, logging)",
+                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, audit, logging)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
                 "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got an empty list",
@@ -566,7 +578,7 @@ class ConfigLoaderTest {
     @Test
     void topLevelMustBeAMapping() {
         assertThat(parseFailure("- listener\n").problems()).containsExactly("config.yaml: expected a mapping of sections "
-                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, logging) at the top level, got a list");
+                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, audit, logging) at the top level, got a list");
     }
 
     @Test

@@ -439,6 +439,15 @@ class HelmChartTest {
     }
 
     @Test
+    void auditLogGoesToStandardOutputWhenEnabled() throws Exception {
+        ProxyConfig config = rendered(tools.template("--set", "audit.enabled=true", "--set", "audit.allowedReads=true"))
+                .proxyConfig();
+
+        assertThat(config.audit()).isEqualTo(new ProxyConfig.Audit("-", true));
+        assertThat(render("defaults").proxyConfig().audit().enabled()).as("no audit log unless enabled").isFalse();
+    }
+
+    @Test
     void loadBalancerCarriesSourceRangesAnnotationsAndAdvertisesItsName() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         JsonNode service = chart.named("Service", "lh-leasehold-proxy").orElseThrow();
