@@ -1,6 +1,8 @@
 package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.audit.RequestAuditing;
+import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.frontend.ClientContext;
@@ -19,8 +21,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
-import io.leasehold.proxy.audit.RequestAuditing;
-import io.leasehold.proxy.authorization.Authorizer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
@@ -176,7 +176,8 @@ public final class RequestRouter implements RequestHandler {
         switch (route) {
             case LOCAL:
                 FindCoordinatorRequestData find = request.decodeBody();
-                return respond(request, client, new ListingAccess(decider(request, client)).coordinators(find, request.version(),
+                ListingAccess coordinatorAccess = new ListingAccess(decider(request, client));
+                return respond(request, client, coordinatorAccess.coordinators(find, request.version(),
                         coordinators.answer(find, request.version()), client.principal()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
@@ -261,14 +262,15 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> perResource(RequestFrame request, ClientContext client,
                                                             ApiMessage body, Forwarder forwarder) {
         Set<Uuid> ids = AdminAccess.topicIds(body);
-        Set<String> existenceDecides = new AdminAccess(decider(request, client)).topicsWhoseExistenceDecides(body, client.principal());
+        AdminAccess access = new AdminAccess(decider(request, client));
+        Set<String> existenceDecides = access.topicsWhoseExistenceDecides(body, client.principal());
         // An unresolved lookup leaves every id unknown (UNKNOWN_TOPIC_ID, which clients retry).
         CompletableFuture<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of())
                 : metadata.resolve(ids).exceptionally(error -> Map.of());
         CompletableFuture<Set<String>> unknown = existenceDecides.isEmpty()
                 ? CompletableFuture.completedFuture(Set.of()) : metadata.unknownTopics(existenceDecides);
-        return names.thenCombine(unknown, (topicNames, unknownTopics) -> split(request, client, body, topicNames,
-                unknownTopics, forwarder)).thenCompose(answer -> answer);
+        return names.thenCombine(unknown, (topicNames, unknownTopics) -> split(request, client, body, access,
+                topicNames, unknownTopics, forwarder)).thenCompose(answer -> answer);
     }
 
     /** Where a request decided resource by resource goes: any broker, or its group's coordinator. */
@@ -283,10 +285,11 @@ public final class RequestRouter implements RequestHandler {
      * is, and otherwise forwards the allowed part and merges the refusals into the answer.
      */
     private CompletableFuture<ReferenceCounted> split(RequestFrame request, ClientContext client, ApiMessage body,
+                                                      AdminAccess access,
                                                       Map<Uuid, String> topicNames, Set<String> unknownTopics,
                                                       Forwarder forwarder) {
         try {
-            AdminSplit split = new AdminAccess(decider(request, client)).split(body, client.principal(), topicNames, unknownTopics);
+            AdminSplit split = access.split(body, client.principal(), topicNames, unknownTopics);
             if (split.allAllowed()) {
                 ApiMessage local = BrokerConfigRefusal.answer(body);
                 return local != null ? respond(request, client, local) : widen(forwarder.forward(request, client));
@@ -349,7 +352,8 @@ public final class RequestRouter implements RequestHandler {
         switch (request.apiKey()) {
             case DESCRIBE_ACLS:
                 try {
-                    return respond(request, client, new AclApis(decider(request, client)).describe(request, client.principal()));
+                    AclApis acls = new AclApis(decider(request, client));
+                    return respond(request, client, acls.describe(request, client.principal()));
                 } catch (ApiException e) {
                     return refuse(request, client, e);
                 }
@@ -361,7 +365,8 @@ public final class RequestRouter implements RequestHandler {
                 if (request.apiKey() == ApiKeys.INIT_PRODUCER_ID && TransactionRefusal.refuses(body)) {
                     return null;
                 }
-                ApiException refusal = new RequestAccess(decider(request, client)).refusal(request.apiKey(), body, client.principal());
+                ApiException refusal = new RequestAccess(decider(request, client))
+                        .refusal(request.apiKey(), body, client.principal());
                 return refusal == null ? null : refuse(request, client, refusal);
         }
     }
@@ -530,7 +535,8 @@ public final class RequestRouter implements RequestHandler {
     private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client,
                                                             ApiMessage body) throws MalformedRequestException {
         if (authorizer.enabled()) {
-            ApiException refusal = new RequestAccess(decider(request, client)).refusal(request.apiKey(), body, client.principal());
+            ApiException refusal = new RequestAccess(decider(request, client))
+                    .refusal(request.apiKey(), body, client.principal());
             if (refusal != null) {
                 return refuse(request, client, refusal);
             }
