@@ -1,6 +1,8 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
+import io.leasehold.proxy.exchange.AdminSplit;
+import io.leasehold.proxy.exchange.ResourceSplit;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,8 +10,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import io.leasehold.proxy.exchange.AdminSplit;
-import io.leasehold.proxy.exchange.ResourceSplit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.access;
 
+import io.leasehold.proxy.exchange.ResourceListApi;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Map;
@@ -8,7 +9,6 @@ import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import io.leasehold.proxy.exchange.ResourceListApi;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterConfigsResponseData;

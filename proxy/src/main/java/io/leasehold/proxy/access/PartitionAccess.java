@@ -1,9 +1,9 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
+import io.leasehold.proxy.exchange.EntryAccess;
 import java.util.HashMap;
 import java.util.Map;
-import io.leasehold.proxy.exchange.EntryAccess;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;

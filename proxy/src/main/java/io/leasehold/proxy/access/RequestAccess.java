@@ -1,9 +1,9 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
+import io.leasehold.proxy.protocol.SingleGroupRequests;
 import java.util.Set;
 import java.util.TreeSet;
-import io.leasehold.proxy.dispatch.GroupForwarder;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
@@ -43,7 +43,7 @@ public final class RequestAccess {
         }
         return switch (api) {
             case JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP ->
-                    group(principal, AclOperation.READ, GroupForwarder.groupOf(body));
+                    group(principal, AclOperation.READ, SingleGroupRequests.groupOf(body));
             case CONSUMER_GROUP_HEARTBEAT -> consumerGroupHeartbeat((ConsumerGroupHeartbeatRequestData) body,
                     principal);
             case OFFSET_COMMIT -> offsetCommit((OffsetCommitRequestData) body, principal);

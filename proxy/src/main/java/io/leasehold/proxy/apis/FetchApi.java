@@ -1,14 +1,14 @@
 package io.leasehold.proxy.apis;
 
 import io.leasehold.proxy.backend.ResponseInspector;
+import io.leasehold.proxy.exchange.PartitionErrorWalker;
+import io.leasehold.proxy.exchange.PartitionedApi;
+import io.leasehold.proxy.exchange.ReadAheads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import io.leasehold.proxy.exchange.PartitionErrorWalker;
-import io.leasehold.proxy.exchange.PartitionedApi;
-import io.leasehold.proxy.exchange.ReadAheads;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
