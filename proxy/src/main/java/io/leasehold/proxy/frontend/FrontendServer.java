@@ -1,6 +1,5 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.logging.WarningRateLimiter;
@@ -191,7 +190,7 @@ public final class FrontendServer implements AutoCloseable {
     private final EventLoopGroup workerGroup;
     private final RequestHandler router;
     private final BackendConnector connector;
-    private final ProxyMetrics metrics;
+    private final FrontendListener listener;
     private final Limits limits;
     private final Supplier<SslContext> tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
@@ -214,15 +213,15 @@ public final class FrontendServer implements AutoCloseable {
     /**
      * A listener on {@code host}:{@code port} (port 0 picks a free port) whose connections run on
      * {@code workerGroup}, accepted on {@code bossGroup}, have their requests handled by
-     * {@code router} (which reaches brokers through {@code connector}), are counted in
-     * {@code metrics} and held to {@code limits}. Unless the builder says otherwise it listens on
+     * {@code router} (which reaches brokers through {@code connector}), are reported to
+     * {@code listener} and held to {@code limits}. Unless the builder says otherwise it listens on
      * no node port, in plaintext, under a memory budget that never pauses reading, names no
      * principal from certificates, and caps frames only by {@code limits}.
      */
     public static Builder builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                                  RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
+                                  RequestHandler router, BackendConnector connector, FrontendListener listener,
                                   Limits limits) {
-        return new Builder(host, port, bossGroup, workerGroup, router, connector, metrics, limits);
+        return new Builder(host, port, bossGroup, workerGroup, router, connector, listener, limits);
     }
 
     private FrontendServer(Builder parts) {
@@ -233,7 +232,7 @@ public final class FrontendServer implements AutoCloseable {
         this.workerGroup = parts.workerGroup;
         this.router = parts.router;
         this.connector = parts.connector;
-        this.metrics = parts.metrics;
+        this.listener = parts.listener;
         this.limits = parts.limits;
         this.tls = parts.tls;
         this.budget = parts.budget;
@@ -255,7 +254,7 @@ public final class FrontendServer implements AutoCloseable {
         private final EventLoopGroup workerGroup;
         private final RequestHandler router;
         private final BackendConnector connector;
-        private final ProxyMetrics metrics;
+        private final FrontendListener listener;
         private final Limits limits;
         private List<NodePort> nodePorts = List.of();
         private Supplier<SslContext> tls;
@@ -264,14 +263,14 @@ public final class FrontendServer implements AutoCloseable {
         private FrameCap frameCap = FrameCap.NONE;
 
         private Builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                        RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
+                        RequestHandler router, BackendConnector connector, FrontendListener listener, Limits limits) {
             this.host = host;
             this.port = port;
             this.bossGroup = bossGroup;
             this.workerGroup = workerGroup;
             this.router = router;
             this.connector = connector;
-            this.metrics = metrics;
+            this.listener = listener;
             this.limits = limits;
         }
 
@@ -338,7 +337,7 @@ public final class FrontendServer implements AutoCloseable {
         }
     }
 
-    private Channel bind(String listener, int listenPort) throws InterruptedException {
+    private Channel bind(String portName, int listenPort) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(NettyTransport.serverChannelFor(bossGroup))
@@ -351,16 +350,16 @@ public final class FrontendServer implements AutoCloseable {
                         if (!admit(ch)) {
                             return;
                         }
-                        metrics.listenerConnectionAccepted(listener);
+                        listener.listenerConnectionAccepted(portName);
                         clients.add(ch);
                         if (tls != null) {
                             // First in the pipeline: the limits below see the decrypted frames.
                             SslHandler ssl = tls.get().newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics, warnings));
+                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(listener, warnings));
                             if (certificatePrincipals != null) {
                                 ch.pipeline().addLast(new CertificatePrincipalHandler(
-                                        certificatePrincipals, metrics, warnings));
+                                        certificatePrincipals, listener, warnings));
                             }
                         }
                         // Below the prepender: streamed responses carry the broker's own length prefix.
@@ -370,7 +369,7 @@ public final class FrontendServer implements AutoCloseable {
                                 streamWriter,
                                 frames,
                                 new LengthFieldPrepender(4),
-                                new ClientConnectionHandler(router, connector, metrics, limits, active, streamWriter,
+                                new ClientConnectionHandler(router, connector, listener, limits, active, streamWriter,
                                         frames, warnings, budget));
                     }
                 });
@@ -414,7 +413,7 @@ public final class FrontendServer implements AutoCloseable {
     }
 
     private boolean refuse(SocketChannel ch, String reason, String limitKey) {
-        metrics.connectionRefused(reason);
+        listener.connectionRefused(reason);
         refusals.warn(LOG, reason, ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(), limitKey);
         ch.close();
         return false;
@@ -443,7 +442,7 @@ public final class FrontendServer implements AutoCloseable {
         boolean drained = closed.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                 && active.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         if (!drained) {
-            metrics.drainTimedOut();
+            listener.drainTimedOut();
             LOG.warn("Drain timeout {} passed: closing {} client connections with {} requests in progress",
                     timeout, clients.size(), active.count());
             clients.close().awaitUninterruptibly(FORCED_CLOSE_WAIT.toMillis());
