@@ -4,6 +4,7 @@ import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.FrameCapExceededException;
@@ -100,7 +101,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
      * @param frames       the connection's frame decoder, asked whether a frame is partly received
      */
     ClientConnectionHandler(RequestHandler router, BackendConnector connector, FrontendListener listener,
-                            FrontendServer.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
+                            ProxyConfig.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
                             KafkaFrameDecoder frames, WarningRateLimiter warnings, MemoryBudget budget) {
         this.warnings = warnings;
         this.budget = budget;
