@@ -238,7 +238,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         metrics.bindMemoryBudget(budget);
         ProxyConfig.Listener listener = config.listener();
         this.frontend = FrontendServer.builder(listener.host(), listener.port(), bossGroup, workerGroup, handler,
-                        connector, metrics, listenerLimits(limits))
+                        connector, metrics, limits)
                 .nodePorts(nodePorts(config))
                 .tls(listenerTls(tls))
                 .budget(budget)
@@ -303,26 +303,6 @@ public final class LeaseholdProxy implements AutoCloseable {
             ports.add(new FrontendServer.NodePort("node-" + (shown.firstNodeId() + i), shown.nodePortBase() + i));
         }
         return ports;
-    }
-
-    /** The configured client limits, all but the memory budget, which the whole proxy shares. */
-    static FrontendServer.Limits listenerLimits(ProxyConfig.Limits limits) {
-        return FrontendServer.Limits.builder()
-                .maxFrameBytes(limits.maxFrameBytes())
-                .maxConnections(limits.maxConnections())
-                .idleTimeout(limits.idleTimeout())
-                .maxInFlightPerConnection(limits.maxInFlightPerConnection())
-                .tlsHandshakeTimeout(limits.tlsHandshakeTimeout())
-                .maxConnectionsPerIp(limits.maxConnectionsPerIp())
-                .firstRequestTimeout(limits.firstRequestTimeout())
-                .frameCompletionTimeout(limits.frameCompletionTimeout())
-                .acceptsPerSecond(limits.acceptsPerSecond())
-                .tlsHandshakesPerSecond(limits.tlsHandshakesPerSecond())
-                .maxPartitionsPerRequest(limits.maxPartitionsPerRequest())
-                .maxTopicsPerMetadataRequest(limits.maxTopicsPerMetadataRequest())
-                .requestsPerSecondPerConnection(limits.requestsPerSecondPerConnection())
-                .requestDeadline(limits.requestDeadline())
-                .build();
     }
 
     /** The listener's current context for each new client connection, {@code null} for a plaintext listener. */

@@ -1,6 +1,5 @@
 package io.leasehold.proxy;
 
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
@@ -68,9 +67,7 @@ class PackageLayersTest {
             }
             level.forEach(name -> above.add(layerName(name)));
         }
-        // Known up-arrow: frontend reports to admin's ProxyMetrics until the "limits" change gives frontend a
-        // FrontendListener of its own that the metrics implement; then this allowance goes.
-        return layers.ignoreDependency(resideInAPackage(packageOf("frontend")), resideInAPackage(packageOf("admin")));
+        return layers;
     }
 
     private static ArchRule siblingsUnaware(String room, String... siblings) {

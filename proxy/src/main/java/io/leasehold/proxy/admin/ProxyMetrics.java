@@ -1,5 +1,6 @@
 package io.leasehold.proxy.admin;
 
+import io.leasehold.proxy.frontend.FrontendListener;
 import io.leasehold.proxy.request.MemoryBudget;
 import io.leasehold.routing.watch.RoutingTable;
 import io.micrometer.core.instrument.Counter;
@@ -25,7 +26,7 @@ import java.util.stream.Stream;
  * histograms per API key and outcome; meters for one API key are created on first use and cached,
  * so the request path does one map lookup and no registry search.
  */
-public final class ProxyMetrics implements AutoCloseable {
+public final class ProxyMetrics implements FrontendListener, AutoCloseable {
 
     private static final Duration MIN_EXPECTED_LATENCY = Duration.ofMillis(1);
     private static final Duration MAX_EXPECTED_LATENCY = Duration.ofSeconds(60);
@@ -131,17 +132,14 @@ public final class ProxyMetrics implements AutoCloseable {
         RuntimeMetrics.bindDirectMemory(registry, pool, "broker_reads");
     }
 
-    /** One client request answered (or failed) after {@code durationNanos}. */
+    @Override
     public void requestCompleted(ApiKeys api, long durationNanos, boolean failedRequest) {
         Map<ApiKeys, Timer> timers = failedRequest ? failed : succeeded;
         timers.computeIfAbsent(api, key -> requestTimer(key, failedRequest ? "error" : "ok"))
                 .record(durationNanos, TimeUnit.NANOSECONDS);
     }
 
-    /**
-     * The bytes of one client request frame and of its answer ({@code responseBytes} 0 when none
-     * is sent, as for an acks=0 Produce), each counted with its 4-byte size prefix as on the wire.
-     */
+    @Override
     public void requestTransferred(ApiKeys api, long requestFrameBytes, long responseFrameBytes) {
         requestBytes.computeIfAbsent(api, key -> Counter.builder("leasehold.client.request")
                 .description("Bytes of client request frames, by Kafka API")
@@ -199,15 +197,13 @@ public final class ProxyMetrics implements AutoCloseable {
         notCoordinatorRejections.increment();
     }
 
+    @Override
     public void clientConnectionOpened() {
         clientConnections.incrementAndGet();
         clientConnectionsAccepted.increment();
     }
 
-    /**
-     * A client connection accepted on one of the proxy's Kafka ports: {@code listener} is
-     * "bootstrap" or, in the node-per-owner presentation, "node-ID" for the port of node ID.
-     */
+    @Override
     public void listenerConnectionAccepted(String listener) {
         increment(listenerConnections, "leasehold.listener.connections.accepted",
                 "Client connections accepted, by the port they arrived on (bootstrap or a node's port)",
@@ -226,6 +222,7 @@ public final class ProxyMetrics implements AutoCloseable {
                 .strongReference(true).register(registry);
     }
 
+    @Override
     public void clientConnectionClosed() {
         clientConnections.decrementAndGet();
     }
@@ -244,40 +241,33 @@ public final class ProxyMetrics implements AutoCloseable {
         backendConnections.decrementAndGet();
     }
 
-    /** A client frame refused; {@code reason} is one of a small fixed set, e.g. "oversized", "malformed". */
+    @Override
     public void frameRejected(String reason) {
         increment(framesRejected, "leasehold.frames.rejected",
                 "Client frames refused as invalid, by reason",
                 "reason", reason);
     }
 
-    /** A client connection refused at accept time, e.g. "max_connections". */
+    @Override
     public void connectionRefused(String reason) {
         increment(connectionsRefused, "leasehold.client.connections.refused",
                 "Client connections refused, by reason",
                 "reason", reason);
     }
 
-    /**
-     * A client connection closed because its TLS handshake failed; {@code reason} is one of
-     * "not_tls" (a plaintext client), "rejected" (certificates or protocol), "timeout", "closed"
-     * (the client went away mid-handshake).
-     */
+    @Override
     public void tlsHandshakeFailed(String reason) {
         increment(tlsHandshakeFailures, "leasehold.client.tls.handshake.failures",
                 "Client connections closed because the TLS handshake failed, by reason",
                 "reason", reason);
     }
 
+    @Override
     public void idleConnectionClosed() {
         idleConnectionsClosed.increment();
     }
 
-    /**
-     * A client connection closed because it missed a deadline: "first_request" (no complete
-     * request within limits.firstRequestTimeout) or "frame_completion" (a frame not completed
-     * within limits.frameCompletionTimeout).
-     */
+    @Override
     public void connectionTimedOut(String reason) {
         increment(connectionsTimedOut, "leasehold.client.connections.timed.out",
                 "Client connections closed for missing a deadline, by reason",
@@ -325,7 +315,7 @@ public final class ProxyMetrics implements AutoCloseable {
                 .register(registry)).increment(partitions);
     }
 
-    /** A client request held back until its connection has fewer than its in-flight limit in progress. */
+    @Override
     public void requestQueued() {
         requestsQueued.increment();
     }
@@ -335,17 +325,17 @@ public final class ProxyMetrics implements AutoCloseable {
         dnsLookupFailures.increment();
     }
 
-    /** A client request waits because its connection used up its request rate. */
+    @Override
     public void requestThrottled() {
         requestsThrottled.increment();
     }
 
-    /** A client connection is muted (not read) until its request rate allows the next request. */
+    @Override
     public void connectionMuted() {
         connectionMutes.increment();
     }
 
-    /** A graceful drain ran out of time with client connections still busy. */
+    @Override
     public void drainTimedOut() {
         drainTimeouts.increment();
     }

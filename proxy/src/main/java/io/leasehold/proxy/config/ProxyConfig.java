@@ -332,14 +332,21 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     }
 
     /**
-     * Resource limits protecting the proxy from single clients: frame size, connection counts
-     * (in all and per client IP address), requests processed at once per connection, the
-     * deadlines a connection must meet (TLS handshake, first request, completing a frame, idle),
-     * how many connections and TLS handshakes start per second, how many partitions (topics of
-     * a Metadata request) one request may name, the proxy-wide memory budget in bytes
-     * ({@code null}: half of the JVM's direct-memory limit), how many requests one
-     * connection starts per second, and how long one request may go unanswered before its
-     * connection is closed.
+     * Resource limits protecting the proxy from single clients ({@code limits.*}), held by the
+     * Kafka listener. A TLS client must finish its handshake within {@code tlsHandshakeTimeout},
+     * and every client must send its first complete request within {@code firstRequestTimeout}
+     * and complete each frame within {@code frameCompletionTimeout}, so connections that never do
+     * cannot pile up; one client address holds at most {@code maxConnectionsPerIp} of the
+     * {@code maxConnections} slots. At most {@code acceptsPerSecond} connections are taken on per
+     * second, and on a TLS listener at most {@code tlsHandshakesPerSecond} of them start a
+     * handshake; connects beyond either are closed at once. One request names at most
+     * {@code maxPartitionsPerRequest} partitions, one Metadata request at most
+     * {@code maxTopicsPerMetadataRequest} topics. One connection processes at most
+     * {@code maxInFlightPerConnection} requests at once and starts at most
+     * {@code requestsPerSecondPerConnection} a second; further ones wait, and the connection is
+     * not read meanwhile. A request not answered within {@code requestDeadline} ({@code null}: no
+     * bound) closes its connection. {@code memoryBudget} is the proxy-wide budget in bytes
+     * ({@code null}: half of the JVM's direct-memory limit).
      */
     public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
                          Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,

@@ -1,6 +1,5 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.request.ConnectionPrincipal;
@@ -27,13 +26,13 @@ final class CertificatePrincipalHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(CertificatePrincipalHandler.class);
 
     private final ClientCertificatePrincipals principals;
-    private final ProxyMetrics metrics;
+    private final FrontendListener listener;
     private final WarningRateLimiter warnings;
 
-    CertificatePrincipalHandler(ClientCertificatePrincipals principals, ProxyMetrics metrics,
+    CertificatePrincipalHandler(ClientCertificatePrincipals principals, FrontendListener listener,
                                 WarningRateLimiter warnings) {
         this.principals = principals;
-        this.metrics = metrics;
+        this.listener = listener;
         this.warnings = warnings;
     }
 
@@ -58,7 +57,7 @@ final class CertificatePrincipalHandler extends ChannelInboundHandlerAdapter {
         try {
             ConnectionPrincipal.set(ctx.channel(), principals.principalOf(certificate));
         } catch (ClientCertificatePrincipals.UnmappableCertificateException e) {
-            metrics.tlsHandshakeFailed("no_principal");
+            listener.tlsHandshakeFailed("no_principal");
             warnings.warn(LOG, "tls no_principal", ctx.channel().remoteAddress(),
                     "Closing client {}: its certificate ({}) names no principal: {}", ctx.channel().remoteAddress(),
                     ClientText.escape(certificate.getSubjectX500Principal().getName()),

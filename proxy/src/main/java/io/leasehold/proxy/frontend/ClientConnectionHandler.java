@@ -1,10 +1,10 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.FrameCapExceededException;
@@ -74,7 +74,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private final RequestHandler router;
     private final BackendConnector connector;
-    private final ProxyMetrics metrics;
+    private final FrontendListener listener;
     private final int maxInFlight;
     private final Duration requestDeadline;
     private final ActiveRequests active;
@@ -107,8 +107,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
      *                     responses as their bytes arrive
      * @param frames       the connection's frame decoder, asked whether a frame is partly received
      */
-    ClientConnectionHandler(RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
-                            FrontendServer.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
+    ClientConnectionHandler(RequestHandler router, BackendConnector connector, FrontendListener listener,
+                            ProxyConfig.Limits limits, ActiveRequests active, ChunkedWriteHandler streamWriter,
                             KafkaFrameDecoder frames, WarningRateLimiter warnings, MemoryBudget budget) {
         this.warnings = warnings;
         this.budget = budget;
@@ -118,7 +118,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         this.frames = frames;
         this.router = router;
         this.connector = connector;
-        this.metrics = metrics;
+        this.listener = listener;
         this.maxInFlight = limits.maxInFlightPerConnection();
         this.requestDeadline = limits.requestDeadline();
         this.requestRate = new TokenBucket(limits.requestsPerSecondPerConnection(), System::nanoTime);
@@ -128,7 +128,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        metrics.clientConnectionOpened();
+        listener.clientConnectionOpened();
         channel = ctx.channel();
         sequencer = new ResponseSequencer(ctx.channel(), streamWriter, budget);
         work = new ConnectionWork(active, () -> ctx.executor().execute(() -> {
@@ -179,9 +179,9 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private void hold(ChannelHandlerContext ctx, ByteBuf frame) {
         waiting.addLast(frame);
         if (muted) {
-            metrics.requestThrottled();
+            listener.requestThrottled();
         } else {
-            metrics.requestQueued();
+            listener.requestQueued();
         }
         updateAutoRead(ctx);
     }
@@ -192,7 +192,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     private void mute(ChannelHandlerContext ctx) {
         muted = true;
-        metrics.connectionMuted();
+        listener.connectionMuted();
         updateAutoRead(ctx);
         ctx.executor().schedule(() -> {
             muted = false;
@@ -306,15 +306,15 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         } else {
             work.finished();
         }
-        metrics.requestCompleted(request.apiKey(), System.nanoTime() - started, error != null);
-        metrics.requestTransferred(request.apiKey(), size, responseFrameBytes(response));
+        listener.requestCompleted(request.apiKey(), System.nanoTime() - started, error != null);
+        listener.requestTransferred(request.apiKey(), size, responseFrameBytes(response));
         if (error != null) {
             Throwable cause = error.getCause() != null && error instanceof java.util.concurrent.CompletionException
                     ? error.getCause() : error;
             if (cause instanceof MalformedRequestException malformed) {
                 reject(ctx, malformed.reason(), malformed.getMessage());
             } else if (cause instanceof PendingAnswer.RequestDeadlineException) {
-                metrics.connectionTimedOut("request_deadline");
+                listener.connectionTimedOut("request_deadline");
                 LOG.info("Closing client {}: request {} was not answered within limits.requestDeadline",
                         client.remote(), request);
                 ctx.close();
@@ -342,7 +342,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void reject(ChannelHandlerContext ctx, String reason, String message) {
-        metrics.frameRejected(reason);
+        listener.frameRejected(reason);
         warnings.warn(LOG, "rejected " + reason, ctx.channel().remoteAddress(), "Closing client {}: {}",
                 ctx.channel().remoteAddress(), ClientText.escape(message));
         ctx.close();
@@ -400,20 +400,20 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private void deadlineMissed(ClientDeadlines.Expiry expiry) {
         switch (expiry) {
             case IDLE -> {
-                metrics.idleConnectionClosed();
+                listener.idleConnectionClosed();
                 LOG.info("Closing idle client {}", client.remote());
             }
             case FIRST_REQUEST -> {
-                metrics.connectionTimedOut("first_request");
+                listener.connectionTimedOut("first_request");
                 LOG.info("Closing client {}: no complete request within limits.firstRequestTimeout", client.remote());
             }
             case FRAME_COMPLETION -> {
-                metrics.connectionTimedOut("frame_completion");
+                listener.connectionTimedOut("frame_completion");
                 LOG.info("Closing client {}: a request frame was not completed within limits.frameCompletionTimeout",
                         client.remote());
             }
             case RESPONSE_STALLED -> {
-                metrics.connectionTimedOut("response_stalled");
+                listener.connectionTimedOut("response_stalled");
                 LOG.info("Closing client {}: it took no byte of its answers within limits.frameCompletionTimeout",
                         client.remote());
             }
@@ -438,7 +438,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        metrics.clientConnectionClosed();
+        listener.clientConnectionClosed();
         deadlines.stop();
         for (ByteBuf frame : waiting) {
             budget.release(frame.readableBytes());

@@ -1,7 +1,7 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
@@ -29,7 +29,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -47,138 +46,6 @@ public final class FrontendServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontendServer.class);
     /** After a drain timed out, how long closing the remaining connections may take. */
     private static final Duration FORCED_CLOSE_WAIT = Duration.ofSeconds(2);
-    /**
-     * Listener limits, all from configuration. A TLS client must finish its handshake within
-     * {@code tlsHandshakeTimeout}, and every client must send its first complete request within
-     * {@code firstRequestTimeout} and complete each frame within {@code frameCompletionTimeout},
-     * so connections that never do cannot pile up; one client address holds at most
-     * {@code maxConnectionsPerIp} of the {@code maxConnections} slots. At most
-     * {@code acceptsPerSecond} connections are taken on per second, and on a TLS listener at
-     * most {@code tlsHandshakesPerSecond} of them start a handshake; connects beyond either are
-     * closed at once. One request names at most {@code maxPartitionsPerRequest} partitions, one
-     * Metadata request at most {@code maxTopicsPerMetadataRequest} topics. One connection starts
-     * at most {@code requestsPerSecondPerConnection} requests a second; further ones wait, and
-     * the connection is not read meanwhile. A request not answered within {@code requestDeadline}
-     * ({@code null}: no bound) closes its connection, and its frame's share of the memory budget
-     * and its in-flight slot are given back. Built with {@link #builder()}.
-     */
-    public record Limits(int maxFrameBytes, int maxConnections, Duration idleTimeout, int maxInFlightPerConnection,
-                         Duration tlsHandshakeTimeout, int maxConnectionsPerIp, Duration firstRequestTimeout,
-                         Duration frameCompletionTimeout, int acceptsPerSecond, int tlsHandshakesPerSecond,
-                         int maxPartitionsPerRequest, int maxTopicsPerMetadataRequest,
-                         int requestsPerSecondPerConnection, Duration requestDeadline) {
-
-        /**
-         * Limits set one by one. {@code idleTimeout} and {@code tlsHandshakeTimeout} must be set;
-         * every other count and rate is unbounded unless set, and a connection's first request
-         * and each of its frames may take as long as it may stay idle unless those are set.
-         */
-        public static Builder builder() {
-            return new Builder();
-        }
-
-        /** The limits of a {@link Limits}, each named; see {@link Limits#builder}. */
-        public static final class Builder {
-            private int maxFrameBytes = Integer.MAX_VALUE;
-            private int maxConnections = Integer.MAX_VALUE;
-            private Duration idleTimeout;
-            private int maxInFlightPerConnection = Integer.MAX_VALUE;
-            private Duration tlsHandshakeTimeout;
-            private int maxConnectionsPerIp = Integer.MAX_VALUE;
-            private Duration firstRequestTimeout;
-            private Duration frameCompletionTimeout;
-            private int acceptsPerSecond = Integer.MAX_VALUE;
-            private int tlsHandshakesPerSecond = Integer.MAX_VALUE;
-            private int maxPartitionsPerRequest = Integer.MAX_VALUE;
-            private int maxTopicsPerMetadataRequest = Integer.MAX_VALUE;
-            private int requestsPerSecondPerConnection = Integer.MAX_VALUE;
-            private Duration requestDeadline;
-
-            private Builder() {
-            }
-
-            public Builder maxFrameBytes(int maxFrameBytes) {
-                this.maxFrameBytes = maxFrameBytes;
-                return this;
-            }
-
-            public Builder maxConnections(int maxConnections) {
-                this.maxConnections = maxConnections;
-                return this;
-            }
-
-            public Builder idleTimeout(Duration idleTimeout) {
-                this.idleTimeout = idleTimeout;
-                return this;
-            }
-
-            public Builder maxInFlightPerConnection(int maxInFlightPerConnection) {
-                this.maxInFlightPerConnection = maxInFlightPerConnection;
-                return this;
-            }
-
-            public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) {
-                this.tlsHandshakeTimeout = tlsHandshakeTimeout;
-                return this;
-            }
-
-            public Builder maxConnectionsPerIp(int maxConnectionsPerIp) {
-                this.maxConnectionsPerIp = maxConnectionsPerIp;
-                return this;
-            }
-
-            public Builder firstRequestTimeout(Duration firstRequestTimeout) {
-                this.firstRequestTimeout = firstRequestTimeout;
-                return this;
-            }
-
-            public Builder frameCompletionTimeout(Duration frameCompletionTimeout) {
-                this.frameCompletionTimeout = frameCompletionTimeout;
-                return this;
-            }
-
-            public Builder acceptsPerSecond(int acceptsPerSecond) {
-                this.acceptsPerSecond = acceptsPerSecond;
-                return this;
-            }
-
-            public Builder tlsHandshakesPerSecond(int tlsHandshakesPerSecond) {
-                this.tlsHandshakesPerSecond = tlsHandshakesPerSecond;
-                return this;
-            }
-
-            public Builder maxPartitionsPerRequest(int maxPartitionsPerRequest) {
-                this.maxPartitionsPerRequest = maxPartitionsPerRequest;
-                return this;
-            }
-
-            public Builder maxTopicsPerMetadataRequest(int maxTopicsPerMetadataRequest) {
-                this.maxTopicsPerMetadataRequest = maxTopicsPerMetadataRequest;
-                return this;
-            }
-
-            public Builder requestsPerSecondPerConnection(int requestsPerSecondPerConnection) {
-                this.requestsPerSecondPerConnection = requestsPerSecondPerConnection;
-                return this;
-            }
-
-            public Builder requestDeadline(Duration requestDeadline) {
-                this.requestDeadline = requestDeadline;
-                return this;
-            }
-
-            public Limits build() {
-                Objects.requireNonNull(idleTimeout, "idleTimeout");
-                Objects.requireNonNull(tlsHandshakeTimeout, "tlsHandshakeTimeout");
-                return new Limits(maxFrameBytes, maxConnections, idleTimeout, maxInFlightPerConnection,
-                        tlsHandshakeTimeout, maxConnectionsPerIp,
-                        firstRequestTimeout != null ? firstRequestTimeout : idleTimeout,
-                        frameCompletionTimeout != null ? frameCompletionTimeout : idleTimeout,
-                        acceptsPerSecond, tlsHandshakesPerSecond, maxPartitionsPerRequest,
-                        maxTopicsPerMetadataRequest, requestsPerSecondPerConnection, requestDeadline);
-            }
-        }
-    }
 
     /** The name bootstrap-port connections are counted under. */
     public static final String BOOTSTRAP = "bootstrap";
@@ -194,8 +61,8 @@ public final class FrontendServer implements AutoCloseable {
     private final EventLoopGroup workerGroup;
     private final RequestHandler router;
     private final BackendConnector connector;
-    private final ProxyMetrics metrics;
-    private final Limits limits;
+    private final FrontendListener listener;
+    private final ProxyConfig.Limits limits;
     private final Supplier<SslContext> tls;
     private final ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
     private final ConnectionSlots slots;
@@ -217,15 +84,16 @@ public final class FrontendServer implements AutoCloseable {
     /**
      * A listener on {@code host}:{@code port} (port 0 picks a free port) whose connections run on
      * {@code workerGroup}, accepted on {@code bossGroup}, have their requests handled by
-     * {@code router} (which reaches brokers through {@code connector}), are counted in
-     * {@code metrics} and held to {@code limits}. Unless the builder says otherwise it listens on
-     * no node port, in plaintext, under a memory budget that never pauses reading, names no
-     * principal from certificates, and caps frames only by {@code limits}.
+     * {@code router} (which reaches brokers through {@code connector}), are reported to
+     * {@code listener} and held to {@code limits} (all but {@code memoryBudget}: the proxy-wide
+     * budget is handed to the builder). Unless the builder says otherwise it listens on no node
+     * port, in plaintext, under a memory budget that never pauses reading, names no principal from
+     * certificates, and caps frames only by {@code limits}.
      */
     public static Builder builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                                  RequestHandler router, BackendConnector connector, ProxyMetrics metrics,
-                                  Limits limits) {
-        return new Builder(host, port, bossGroup, workerGroup, router, connector, metrics, limits);
+                                  RequestHandler router, BackendConnector connector, FrontendListener listener,
+                                  ProxyConfig.Limits limits) {
+        return new Builder(host, port, bossGroup, workerGroup, router, connector, listener, limits);
     }
 
     private FrontendServer(Builder parts) {
@@ -236,7 +104,7 @@ public final class FrontendServer implements AutoCloseable {
         this.workerGroup = parts.workerGroup;
         this.router = parts.router;
         this.connector = parts.connector;
-        this.metrics = parts.metrics;
+        this.listener = parts.listener;
         this.limits = parts.limits;
         this.tls = parts.tls;
         this.budget = parts.budget;
@@ -258,8 +126,8 @@ public final class FrontendServer implements AutoCloseable {
         private final EventLoopGroup workerGroup;
         private final RequestHandler router;
         private final BackendConnector connector;
-        private final ProxyMetrics metrics;
-        private final Limits limits;
+        private final FrontendListener listener;
+        private final ProxyConfig.Limits limits;
         private List<NodePort> nodePorts = List.of();
         private Supplier<SslContext> tls;
         private MemoryBudget budget = new MemoryBudget(Long.MAX_VALUE);
@@ -267,14 +135,15 @@ public final class FrontendServer implements AutoCloseable {
         private FrameCap frameCap = FrameCap.NONE;
 
         private Builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                        RequestHandler router, BackendConnector connector, ProxyMetrics metrics, Limits limits) {
+                        RequestHandler router, BackendConnector connector, FrontendListener listener,
+                        ProxyConfig.Limits limits) {
             this.host = host;
             this.port = port;
             this.bossGroup = bossGroup;
             this.workerGroup = workerGroup;
             this.router = router;
             this.connector = connector;
-            this.metrics = metrics;
+            this.listener = listener;
             this.limits = limits;
         }
 
@@ -341,7 +210,7 @@ public final class FrontendServer implements AutoCloseable {
         }
     }
 
-    private Channel bind(String listener, int listenPort) throws InterruptedException {
+    private Channel bind(String portName, int listenPort) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(NettyTransport.serverChannelFor(bossGroup))
@@ -354,16 +223,16 @@ public final class FrontendServer implements AutoCloseable {
                         if (!admit(ch)) {
                             return;
                         }
-                        metrics.listenerConnectionAccepted(listener);
+                        listener.listenerConnectionAccepted(portName);
                         clients.add(ch);
                         if (tls != null) {
                             // First in the pipeline: the limits below see the decrypted frames.
                             SslHandler ssl = tls.get().newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(metrics, warnings));
+                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(listener, warnings));
                             if (certificatePrincipals != null) {
                                 ch.pipeline().addLast(new CertificatePrincipalHandler(
-                                        certificatePrincipals, metrics, warnings));
+                                        certificatePrincipals, listener, warnings));
                             }
                         }
                         // Below the prepender: streamed responses carry the broker's own length prefix.
@@ -373,7 +242,7 @@ public final class FrontendServer implements AutoCloseable {
                                 streamWriter,
                                 frames,
                                 new LengthFieldPrepender(4),
-                                new ClientConnectionHandler(router, connector, metrics, limits, active, streamWriter,
+                                new ClientConnectionHandler(router, connector, listener, limits, active, streamWriter,
                                         frames, warnings, budget));
                     }
                 });
@@ -417,15 +286,10 @@ public final class FrontendServer implements AutoCloseable {
     }
 
     private boolean refuse(SocketChannel ch, String reason, String limitKey) {
-        metrics.connectionRefused(reason);
+        listener.connectionRefused(reason);
         refusals.warn(LOG, reason, ch.remoteAddress(), "Refusing client {}: {} reached", ch.remoteAddress(), limitKey);
         ch.close();
         return false;
-    }
-
-    /** Client connections currently open. */
-    public int connectionCount() {
-        return clients.size();
     }
 
     /**
@@ -446,7 +310,7 @@ public final class FrontendServer implements AutoCloseable {
         boolean drained = closed.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                 && active.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         if (!drained) {
-            metrics.drainTimedOut();
+            listener.drainTimedOut();
             LOG.warn("Drain timeout {} passed: closing {} client connections with {} requests in progress",
                     timeout, clients.size(), active.count());
             clients.close().awaitUninterruptibly(FORCED_CLOSE_WAIT.toMillis());

@@ -1,6 +1,5 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -26,12 +25,12 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
 
     private enum State { HANDSHAKING, ESTABLISHED, FAILED }
 
-    private final ProxyMetrics metrics;
+    private final FrontendListener listener;
     private final WarningRateLimiter warnings;
     private State state = State.HANDSHAKING;
 
-    TlsHandshakeGuard(ProxyMetrics metrics, WarningRateLimiter warnings) {
-        this.metrics = metrics;
+    TlsHandshakeGuard(FrontendListener listener, WarningRateLimiter warnings) {
+        this.listener = listener;
         this.warnings = warnings;
     }
 
@@ -63,7 +62,7 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
         state = State.FAILED;
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         String reason = reason(root);
-        metrics.tlsHandshakeFailed(reason);
+        listener.tlsHandshakeFailed(reason);
         if ("closed".equals(reason)) {
             // Load balancer and port probes connect and close without a handshake: not worth a warning.
             LOG.info("Client {} closed the connection before completing the TLS handshake ({})",

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 class ClientHangUpTest {
     private static final byte[] PAYLOAD = {0, 0, 0, 0, 0, 0, 0, 9, 'l', 'e', 'f', 't'};
 
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private ServerSocket broker;
@@ -61,9 +62,7 @@ class ClientHangUpTest {
         server = FrontendServer.builder("127.0.0.1", 0, boss, workers, sendsAfterHangUp,
                 BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(2),
                         Duration.ofSeconds(2), 1024), new BackendListener() { }).build(),
-                new ProxyMetrics(new SimpleMeterRegistry()), FrontendServer.Limits.builder().maxFrameBytes(1024)
-                        .maxConnections(3).idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(8)
-                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build()).build();
+                new ProxyMetrics(registry), TestLimits.builder().maxConnections(3).build()).build();
     }
 
     @AfterEach
@@ -74,15 +73,20 @@ class ClientHangUpTest {
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
+    /** Client connections open, as the operator sees them. */
+    private double openConnections() {
+        return registry.get("leasehold.client.connections").gauge().value();
+    }
+
     @Test
     void workLeftBehindByAClientThatHungUpStillReachesTheBroker() throws Exception {
         int port = server.start().getPort();
         try (Socket client = new Socket("127.0.0.1", port)) {
             client.getOutputStream().write(apiVersionsRequest(1));
             client.getOutputStream().flush();
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.connectionCount() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> openConnections() == 1);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.connectionCount() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> openConnections() == 0);
         clientGone.complete(null);
 
         broker.setSoTimeout(5_000);

@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLSocket;
@@ -49,10 +48,8 @@ class ConnectRateLimitTest {
     }
 
     private void start(int acceptsPerSecond, int handshakesPerSecond, SslContext tls) throws InterruptedException {
-        listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry, FrontendServer.Limits.builder()
-                .maxFrameBytes(1024).maxConnections(1000).idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(8)
-                .tlsHandshakeTimeout(Duration.ofSeconds(10)).maxConnectionsPerIp(1000)
-                .firstRequestTimeout(Duration.ofSeconds(30)).frameCompletionTimeout(Duration.ofSeconds(30))
+        listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry, TestLimits.builder()
+                .maxConnections(1000).maxConnectionsPerIp(1000)
                 .acceptsPerSecond(acceptsPerSecond).tlsHandshakesPerSecond(handshakesPerSecond)
                 .maxPartitionsPerRequest(100).maxTopicsPerMetadataRequest(100).build(),
                 new MemoryBudget(Long.MAX_VALUE), tls);

@@ -53,9 +53,7 @@ class FrontendBackpressureTest {
             return answer;
         };
         listener = new LoopbackListener((request, client) -> handler.handle(request, client), new SimpleMeterRegistry(),
-                FrontendServer.Limits.builder().maxFrameBytes(1 << 20).maxConnections(10)
-                        .idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(MAX_IN_FLIGHT)
-                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build());
+                TestLimits.builder().maxFrameBytes(1 << 20).maxInFlightPerConnection(MAX_IN_FLIGHT).build());
         port = listener.port();
     }
 

@@ -29,9 +29,8 @@ class FrontendServerTest {
     @BeforeEach
     void start() throws InterruptedException {
         listener = new LoopbackListener(KafkaWire.ANSWER_EVERYTHING, registry,
-                FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME).maxConnections(3)
-                        .idleTimeout(Duration.ofSeconds(2)).maxInFlightPerConnection(8)
-                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build());
+                TestLimits.builder().maxFrameBytes(MAX_FRAME).maxConnections(3)
+                        .idleTimeout(Duration.ofSeconds(2)).build());
         port = listener.port();
     }
 

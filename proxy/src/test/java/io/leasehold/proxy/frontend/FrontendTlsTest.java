@@ -79,9 +79,9 @@ class FrontendTlsTest {
                         BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
                                 Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { })
                                 .build(),
-                        new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME)
+                        new ProxyMetrics(registry), TestLimits.builder().maxFrameBytes(MAX_FRAME)
                                 .maxConnections(MAX_CONNECTIONS).idleTimeout(Duration.ofSeconds(2))
-                                .maxInFlightPerConnection(8).tlsHandshakeTimeout(handshakeTimeout).build())
+                                .tlsHandshakeTimeout(handshakeTimeout).build())
                 .tls(() -> context)
                 .build();
         port = server.start().getPort();

@@ -3,6 +3,7 @@ package io.leasehold.proxy.frontend;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.request.MemoryBudget;
 import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,19 +24,19 @@ final class LoopbackListener implements AutoCloseable {
     private final FrontendServer server;
     private final int port;
 
-    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits)
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, ProxyConfig.Limits limits)
             throws InterruptedException {
         this(handler, registry, limits, new MemoryBudget(Long.MAX_VALUE));
     }
 
     /** A listener whose connections stop reading while {@code budget} is used up. */
-    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits, MemoryBudget budget)
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, ProxyConfig.Limits limits, MemoryBudget budget)
             throws InterruptedException {
         this(handler, registry, limits, budget, null);
     }
 
     /** A TLS listener when {@code tls} is not {@code null}. */
-    LoopbackListener(RequestHandler handler, MeterRegistry registry, FrontendServer.Limits limits, MemoryBudget budget,
+    LoopbackListener(RequestHandler handler, MeterRegistry registry, ProxyConfig.Limits limits, MemoryBudget budget,
                      SslContext tls) throws InterruptedException {
         ProxyMetrics metrics = new ProxyMetrics(registry);
         metrics.bindMemoryBudget(budget);

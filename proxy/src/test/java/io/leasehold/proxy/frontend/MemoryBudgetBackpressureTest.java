@@ -55,9 +55,8 @@ class MemoryBudgetBackpressureTest {
             held.add(() -> answer.complete(KafkaWire.ANSWER_EVERYTHING.handle(request, client).join()));
             return answer;
         };
-        listener = new LoopbackListener(handler, registry, FrontendServer.Limits.builder()
-                .maxFrameBytes(1 << 20).maxConnections(10).idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(64)
-                .tlsHandshakeTimeout(Duration.ofSeconds(10)).build(), budget);
+        listener = new LoopbackListener(handler, registry, TestLimits.builder()
+                .maxFrameBytes(1 << 20).maxInFlightPerConnection(64).build(), budget);
         port = listener.port();
     }
 

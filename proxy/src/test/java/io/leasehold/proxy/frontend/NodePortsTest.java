@@ -41,9 +41,7 @@ class NodePortsTest {
         return FrontendServer.builder("127.0.0.1", 0, boss, workers, KafkaWire.ANSWER_EVERYTHING,
                         BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
                                 Duration.ofSeconds(1), Duration.ofSeconds(1), 1024), new BackendListener() { }).build(),
-                        new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(1024).maxConnections(10)
-                                .idleTimeout(Duration.ofSeconds(10)).maxInFlightPerConnection(8)
-                                .tlsHandshakeTimeout(Duration.ofSeconds(10)).build())
+                        new ProxyMetrics(registry), TestLimits.builder().idleTimeout(Duration.ofSeconds(10)).build())
                 .nodePorts(nodePorts)
                 .build();
     }

@@ -4,6 +4,7 @@ import static io.leasehold.proxy.frontend.KafkaWire.apiVersionsRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.request.MemoryBudget;
 import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.Counter;
@@ -27,10 +28,8 @@ class RequestDeadlineTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final MemoryBudget budget = new MemoryBudget(1 << 20);
 
-    private static FrontendServer.Limits limits() {
-        return FrontendServer.Limits.builder().maxFrameBytes(1024).maxConnections(2)
-                .idleTimeout(Duration.ofSeconds(30)).maxInFlightPerConnection(4)
-                .tlsHandshakeTimeout(Duration.ofSeconds(10)).requestDeadline(DEADLINE).build();
+    private static ProxyConfig.Limits limits() {
+        return TestLimits.builder().maxConnections(2).maxInFlightPerConnection(4).requestDeadline(DEADLINE).build();
     }
 
     private double timedOut() {

@@ -12,6 +12,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.frontend.TestLimits;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.testing.TestTokens;
@@ -92,9 +93,8 @@ class OAuthBearerGateTest {
         server = FrontendServer.builder("127.0.0.1", 0, boss, workers, gate,
                 BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1), Duration.ofSeconds(1),
                         Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { }).build(),
-                new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME).maxConnections(50)
-                        .idleTimeout(Duration.ofSeconds(10)).maxInFlightPerConnection(8)
-                        .tlsHandshakeTimeout(Duration.ofSeconds(10)).build()).build();
+                new ProxyMetrics(registry), TestLimits.builder().maxFrameBytes(MAX_FRAME).maxConnections(50)
+                        .idleTimeout(Duration.ofSeconds(10)).build()).build();
         port = server.start().getPort();
     }
 

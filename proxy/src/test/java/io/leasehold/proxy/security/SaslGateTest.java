@@ -6,6 +6,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.frontend.FrontendServer;
+import io.leasehold.proxy.frontend.TestLimits;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -102,9 +103,8 @@ class SaslGateTest {
                         BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
                                 Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { })
                                 .build(),
-                        new ProxyMetrics(registry), FrontendServer.Limits.builder().maxFrameBytes(MAX_FRAME)
-                                .maxConnections(50).idleTimeout(Duration.ofSeconds(10)).maxInFlightPerConnection(8)
-                                .tlsHandshakeTimeout(Duration.ofSeconds(10)).build())
+                        new ProxyMetrics(registry), TestLimits.builder().maxFrameBytes(MAX_FRAME)
+                                .maxConnections(50).idleTimeout(Duration.ofSeconds(10)).build())
                 .frameCap(gate.frameCap())
                 .build();
         port = server.start().getPort();
