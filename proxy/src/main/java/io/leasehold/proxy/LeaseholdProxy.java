@@ -26,6 +26,11 @@ import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.protocol.FrameCap;
+import io.leasehold.proxy.quotas.ClientQuotas;
+import io.leasehold.proxy.quotas.QuotaEnforcement;
+import io.leasehold.proxy.quotas.QuotaMetrics;
+import io.leasehold.proxy.quotas.QuotasFile;
+import io.leasehold.proxy.quotas.TierShare;
 import io.leasehold.proxy.routing.BackendReachability;
 import io.leasehold.proxy.routing.ClusterPresentation;
 import io.leasehold.proxy.routing.NodeAddresses;
@@ -126,10 +131,12 @@ public final class LeaseholdProxy implements AutoCloseable {
      *              {@code null}; reloaded when its file changes
      * @param build the version and commit, exported as {@code leasehold_build_info}
      * @param auditOut where audit lines go when {@code audit.file} is set, else {@code null}; closed here
+     * @param quotas the loaded quotas file when {@code quotas.file} is set, else {@code null}; reloaded when it
+     *              changes
      */
     public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
                           VerificationKeys tokenKeys, AclsFile acls, BrokerCredentials brokerCredentials,
-                          BuildInfo build, OutputStream auditOut) {
+                          BuildInfo build, OutputStream auditOut, QuotasFile quotas) {
         this.tokenKeys = tokenKeys;
         this.config = config;
         this.etcd = etcd;
@@ -227,11 +234,18 @@ public final class LeaseholdProxy implements AutoCloseable {
                         config.presentation().produceOwnerDeadline()), authorizer,
                 // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
                 config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing);
-        SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
+        RequestHandler served = requests;
+        if (quotas != null) {
+            QuotaMetrics quotaMetrics = new QuotaMetrics(registry);
+            quotas.reloadWith(mountedFiles, quotaMetrics);
+            served = new QuotaEnforcement(requests, new ClientQuotas(quotas::current, new TierShare(() -> 1),
+                    System::nanoTime, quotaMetrics));
+        }
+        SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), auditLog,
                 Clock.systemUTC());
-        RequestHandler handler = sasl != null ? sasl : requests;
+        RequestHandler handler = sasl != null ? sasl : served;
         this.reachability = new BackendReachability(control, router, alloc);
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
                 budget.limit() >> 20, PlatformDependent.maxDirectMemory() >> 20);

@@ -11,6 +11,8 @@ import io.leasehold.proxy.config.BackendSslContextFactory;
 import io.leasehold.proxy.config.EtcdClientFactory;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.config.ServerSslContextFactory;
+import io.leasehold.proxy.quotas.QuotasFile;
+import io.leasehold.proxy.quotas.QuotasFileException;
 import io.leasehold.proxy.security.UsersCommand;
 import io.leasehold.proxy.security.UsersFile;
 import io.leasehold.proxy.security.UsersFileException;
@@ -45,7 +47,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code leasehold-proxy} command line: {@code --config FILE} runs the proxy,
- * {@code validate-config FILE} only checks the file (the secret, TLS, users and ACL files it names
+ * {@code validate-config FILE} only checks the file (the secret, TLS, users, ACL and quotas files it names
  * are read, and reported if unusable, when the proxy starts), {@code users add NAME} prints a
  * users-file entry; {@code --help} and {@code --version} say the rest. Exit status 2 is a usage
  * error. Prints {@code READY host:port} once serving; SIGTERM drains and exits 0, or
@@ -197,6 +199,14 @@ public final class Main implements Callable<Integer> {
                 problems.addAll(e.problems());
             }
         }
+        QuotasFile quotas = null;
+        if (config.quotas().enabled()) {
+            try {
+                quotas = QuotasFile.load(config.quotas().file());
+            } catch (QuotasFileException e) {
+                problems.addAll(e.problems());
+            }
+        }
         OutputStream auditOut = null;
         if (config.audit().enabled()) {
             try {
@@ -227,7 +237,7 @@ public final class Main implements Callable<Integer> {
         }
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
                 new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials, build,
-                auditOut);
+                auditOut, quotas);
         InetSocketAddress bound;
         try {
             bound = proxy.start();

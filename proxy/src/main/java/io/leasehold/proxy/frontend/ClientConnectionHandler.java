@@ -44,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * that are too slow or idle. A connection starts at most {@code requestsPerSecondPerConnection}
  * requests a second: beyond it, frames wait and the connection is muted (not read) until its
  * rate allows a turn of {@code maxInFlight} more, so one client pipelining requests cannot take
- * its event loop from the other connections on it. A request its handler leaves unanswered
+ * its event loop from the other connections on it. A {@link ConnectionThrottle} set by a quota
+ * mutes the connection the same way, for the time the answer told the client to wait. A request
+ * its handler leaves unanswered
  * past {@code requestDeadline} closes the connection ({@link PendingAnswer}). On
  * {@link #DRAIN} the connection stops reading, finishes what it has read, and closes.
  */
@@ -87,6 +89,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private ConnectionWork work;
     private boolean backendsWritable = true;
     private final TokenBucket requestRate;
+    private ConnectionThrottle throttle;
     /** Held back by its request rate: waiting frames start, and reading resumes, when it allows. */
     private boolean muted;
     private boolean draining;
@@ -123,6 +126,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         metrics.clientConnectionOpened();
         channel = ctx.channel();
+        throttle = ConnectionThrottle.attach(ctx.channel(), () -> resume(ctx), System::nanoTime);
         sequencer = new ResponseSequencer(ctx.channel(), streamWriter, budget);
         work = new ConnectionWork(active, () -> ctx.executor().execute(() -> {
             deadlines.workDone();
@@ -156,7 +160,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         budget.charge(frame.readableBytes());
-        if (muted || !waiting.isEmpty() || atInFlightLimit()) {
+        if (muted || throttle.active() || !waiting.isEmpty() || atInFlightLimit()) {
             hold(ctx, frame);
             return;
         }
@@ -224,7 +228,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         resuming = true;
         try {
             int started = 0;
-            while (!muted && !waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()
+            while (!muted && !throttle.active() && !waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()
                     && ctx.channel().isWritable()) {
                 if (started == maxInFlight) {
                     resumeLater(ctx);
@@ -351,7 +355,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
-        boolean read = !draining && !muted && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
+        boolean read = !draining && !muted && !throttle.active() && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
                 && backendsWritable && !budget.exhausted();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
