@@ -46,6 +46,7 @@ import io.leasehold.proxy.security.UsersFile;
 import io.leasehold.proxy.security.VerificationKeys;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.transport.SocketTuning;
+import io.leasehold.routing.claim.ProxyRegistry;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
@@ -64,7 +65,9 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import io.netty.util.internal.PlatformDependent;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,6 +94,10 @@ public final class LeaseholdProxy implements AutoCloseable {
     private static final Duration MOUNTED_FILE_CHECK = Duration.ofSeconds(1);
     /** Audit events waiting for the writer beyond this many are dropped (and counted). */
     private static final int AUDIT_QUEUE_CAPACITY = 65_536;
+    /** A proxy's tier registration outlives it by at most this long (etcd lease TTL) when it dies unclean. */
+    private static final Duration TIER_LEASE_TTL = Duration.ofSeconds(10);
+    /** How often each proxy counts the tier's live proxies. */
+    private static final Duration TIER_COUNT_INTERVAL = Duration.ofSeconds(2);
     /** With {@code audit.allowedReads}: one line per principal and resource per this interval. */
     private static final Duration AUDIT_ALLOWED_INTERVAL = Duration.ofMinutes(1);
     /** Principal and resource pairs remembered for that interval; the least recent are forgotten first. */
@@ -113,6 +120,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final MountedFileWatcher mountedFiles;
     /** The OAUTHBEARER signing keys; {@code null} without OAUTHBEARER. */
     private final VerificationKeys tokenKeys;
+    /** This proxy's registration in the tier, counting its peers; {@code null} without quotas or before start. */
+    private volatile ProxyRegistry tier;
     /** Writes the audit log; {@code null} without {@code audit.file}. */
     private final AuditFileWriter auditWriter;
     private volatile boolean draining;
@@ -238,7 +247,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         if (quotas != null) {
             QuotaMetrics quotaMetrics = new QuotaMetrics(registry);
             quotas.reloadWith(mountedFiles, quotaMetrics);
-            served = new QuotaEnforcement(requests, new ClientQuotas(quotas::current, new TierShare(() -> 1),
+            quotaMetrics.bindTierProxies(this::liveProxies);
+            served = new QuotaEnforcement(requests, new ClientQuotas(quotas::current, new TierShare(this::liveProxies),
                     System::nanoTime, quotaMetrics));
         }
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
@@ -370,6 +380,14 @@ public final class LeaseholdProxy implements AutoCloseable {
         }
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
+        if (config.quotas().enabled()) {
+            String proxyId = Objects.requireNonNullElseGet(config.quotas().proxyId(),
+                    () -> hostName() + ":" + boundAddress.getPort());
+            tier = ProxyRegistry.start(etcd, new KeySchema(config.etcd().prefix()), proxyId, TIER_LEASE_TTL,
+                    TIER_COUNT_INTERVAL);
+            LOG.info("Quotas from {}, enforced as this proxy's share of the tier's; registered in etcd as {}",
+                    config.quotas().file(), proxyId);
+        }
         if (config.presentation().mode() == ProxyConfig.PresentationMode.NODE_PER_OWNER) {
             ProxyConfig.Presentation shown = config.presentation();
             LOG.info("Presenting one node per broker, ids {}..{}{}; nodes now: {}", shown.firstNodeId(),
@@ -383,6 +401,21 @@ public final class LeaseholdProxy implements AutoCloseable {
                         + (config.listener().tls() ? "TLS" : "plaintext"), config.listener().advertisedHost(),
                 config.listener().advertisedPort(), admin.port());
         return boundAddress;
+    }
+
+    /** The live proxies a quota is divided by: one, this proxy, until the tier has been counted. */
+    private int liveProxies() {
+        ProxyRegistry registered = tier;
+        return registered == null ? 1 : registered.liveProxies();
+    }
+
+    /** This host's name (a pod's name in Kubernetes), for the default proxy id. */
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
     }
 
     /** The admin server's bound port. */
@@ -407,6 +440,9 @@ public final class LeaseholdProxy implements AutoCloseable {
     @Override
     public void close() {
         frontend.close();
+        if (tier != null) {
+            tier.close();
+        }
         if (auditWriter != null) {
             auditWriter.close();
         }
