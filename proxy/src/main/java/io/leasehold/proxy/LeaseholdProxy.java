@@ -26,6 +26,7 @@ import io.leasehold.proxy.frontend.FrontendServer;
 import io.leasehold.proxy.frontend.MemoryBudget;
 import io.leasehold.proxy.frontend.RequestHandler;
 import io.leasehold.proxy.protocol.FrameCap;
+import io.leasehold.proxy.quotas.ClientQuotaApis;
 import io.leasehold.proxy.quotas.ClientQuotas;
 import io.leasehold.proxy.quotas.QuotaEnforcement;
 import io.leasehold.proxy.quotas.QuotaMetrics;
@@ -248,8 +249,9 @@ public final class LeaseholdProxy implements AutoCloseable {
             QuotaMetrics quotaMetrics = new QuotaMetrics(registry);
             quotas.reloadWith(mountedFiles, quotaMetrics);
             quotaMetrics.bindTierProxies(this::liveProxies);
-            served = new QuotaEnforcement(requests, new ClientQuotas(quotas::current, new TierShare(this::liveProxies),
-                    System::nanoTime, quotaMetrics));
+            served = new ClientQuotaApis(new QuotaEnforcement(requests, new ClientQuotas(quotas::current,
+                    new TierShare(this::liveProxies), System::nanoTime, quotaMetrics)), quotas::current, quotas.path(),
+                    authorizer);
         }
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
