@@ -355,8 +355,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
-        boolean read = !draining && !muted && !throttle.active() && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
-                && backendsWritable && !budget.exhausted();
+        boolean read = !draining && !muted && !throttle.active() && waiting.isEmpty() && !atInFlightLimit()
+                && ctx.channel().isWritable() && backendsWritable && !budget.exhausted();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }
