@@ -96,6 +96,7 @@ app.kubernetes.io/part-of: leasehold
 {{- range .mechanisms }}{{ if ne . "OAUTHBEARER" }}true{{ end }}{{ end }}
 {{- end }}
 {{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
+{{- define "leasehold-proxy.quotasDir" -}}/etc/leasehold/quotas{{- end }}
 {{- define "leasehold-proxy.backendTlsDir" -}}/etc/leasehold/backend-tls{{- end }}
 {{- define "leasehold-proxy.backendSaslDir" -}}/etc/leasehold/backend-sasl{{- end }}
 
@@ -209,6 +210,9 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- if or .Values.authorization.aclsSecret .Values.authorization.aclsConfigMap }}
 {{- $_ := set $config "authorization" (dict "aclsFile" (printf "%s/acls.yaml" (include "leasehold-proxy.aclsDir" .))) }}
+{{- end }}
+{{- if .Values.quotas.configMap }}
+{{- $_ := set $config "quotas" (dict "file" (printf "%s/quotas.yaml" (include "leasehold-proxy.quotasDir" .))) }}
 {{- end }}
 {{- if .Values.audit.enabled }}
 {{- $_ := set $config "audit" (dict "file" "-" "allowedReads" .Values.audit.allowedReads) }}

@@ -30,6 +30,12 @@ import io.leasehold.proxy.presentation.ClusterPresentation;
 import io.leasehold.proxy.presentation.NodeAddresses;
 import io.leasehold.proxy.presentation.ProxyIdentity;
 import io.leasehold.proxy.protocol.FrameCap;
+import io.leasehold.proxy.quotas.ClientQuotaApis;
+import io.leasehold.proxy.quotas.ClientQuotas;
+import io.leasehold.proxy.quotas.QuotaEnforcement;
+import io.leasehold.proxy.quotas.QuotaMetrics;
+import io.leasehold.proxy.quotas.QuotasFile;
+import io.leasehold.proxy.quotas.TierShare;
 import io.leasehold.proxy.request.MemoryBudget;
 import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.security.AuthenticationMetrics;
@@ -45,6 +51,7 @@ import io.leasehold.proxy.tls.ProxyTls;
 import io.leasehold.proxy.tls.ReloadingTls;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.transport.SocketTuning;
+import io.leasehold.routing.claim.ProxyRegistry;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
@@ -57,7 +64,9 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.internal.PlatformDependent;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,6 +95,10 @@ public final class LeaseholdProxy implements AutoCloseable {
     private static final Duration MOUNTED_FILE_CHECK = Duration.ofSeconds(1);
     /** Audit events waiting for the writer beyond this many are dropped (and counted). */
     private static final int AUDIT_QUEUE_CAPACITY = 65_536;
+    /** A proxy's tier registration outlives it by at most this long (etcd lease TTL) when it dies unclean. */
+    private static final Duration TIER_LEASE_TTL = Duration.ofSeconds(10);
+    /** How often each proxy counts the tier's live proxies. */
+    private static final Duration TIER_COUNT_INTERVAL = Duration.ofSeconds(2);
     /** With {@code audit.allowedReads}: one line per principal and resource per this interval. */
     private static final Duration AUDIT_ALLOWED_INTERVAL = Duration.ofMinutes(1);
     /** Principal and resource pairs remembered for that interval; the least recent are forgotten first. */
@@ -108,6 +121,8 @@ public final class LeaseholdProxy implements AutoCloseable {
     private final MountedFileWatcher mountedFiles;
     /** The OAUTHBEARER signing keys; {@code null} without OAUTHBEARER. */
     private final VerificationKeys tokenKeys;
+    /** This proxy's registration in the tier, counting its peers; {@code null} without quotas or before start. */
+    private volatile ProxyRegistry tier;
     /** Writes the audit log; {@code null} without {@code audit.file}. */
     private final AuditFileWriter auditWriter;
     private volatile boolean draining;
@@ -126,10 +141,12 @@ public final class LeaseholdProxy implements AutoCloseable {
      *              {@code null}; reloaded when its file changes
      * @param build the version and commit, exported as {@code leasehold_build_info}
      * @param auditOut where audit lines go when {@code audit.file} is set, else {@code null}; closed here
+     * @param quotas the loaded quotas file when {@code quotas.file} is set, else {@code null}; reloaded when it
+     *              changes
      */
     public LeaseholdProxy(ProxyConfig config, Client etcd, ProxyTls tls, UsersFile users,
                           VerificationKeys tokenKeys, AclsFile acls, BrokerCredentials brokerCredentials,
-                          BuildInfo build, OutputStream auditOut) {
+                          BuildInfo build, OutputStream auditOut, QuotasFile quotas) {
         this.tokenKeys = tokenKeys;
         this.config = config;
         this.etcd = etcd;
@@ -227,11 +244,20 @@ public final class LeaseholdProxy implements AutoCloseable {
                         config.presentation().produceOwnerDeadline()), authorizer,
                 // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
                 config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing);
-        SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
+        RequestHandler served = requests;
+        if (quotas != null) {
+            QuotaMetrics quotaMetrics = new QuotaMetrics(registry);
+            quotas.reloadWith(mountedFiles, quotaMetrics);
+            quotaMetrics.bindTierProxies(this::liveProxies);
+            served = new ClientQuotaApis(new QuotaEnforcement(requests, new ClientQuotas(quotas::current,
+                    new TierShare(this::liveProxies), System::nanoTime, quotaMetrics)), quotas::current, quotas.path(),
+                    authorizer);
+        }
+        SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), auditLog,
                 Clock.systemUTC());
-        RequestHandler handler = sasl != null ? sasl : requests;
+        RequestHandler handler = sasl != null ? sasl : served;
         this.reachability = new BackendReachability(control, router, alloc);
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
                 budget.limit() >> 20, PlatformDependent.maxDirectMemory() >> 20);
@@ -336,6 +362,14 @@ public final class LeaseholdProxy implements AutoCloseable {
         }
         reachability.start(PROBE_INTERVAL);
         boundAddress = frontend.start();
+        if (config.quotas().enabled()) {
+            String proxyId = Objects.requireNonNullElseGet(config.quotas().proxyId(),
+                    () -> hostName() + ":" + boundAddress.getPort());
+            tier = ProxyRegistry.start(etcd, new KeySchema(config.etcd().prefix()), proxyId, TIER_LEASE_TTL,
+                    TIER_COUNT_INTERVAL);
+            LOG.info("Quotas from {}, enforced as this proxy's share of the tier's; registered in etcd as {}",
+                    config.quotas().file(), proxyId);
+        }
         if (config.presentation().mode() == ProxyConfig.PresentationMode.NODE_PER_OWNER) {
             ProxyConfig.Presentation shown = config.presentation();
             LOG.info("Presenting one node per broker, ids {}..{}{}; nodes now: {}", shown.firstNodeId(),
@@ -349,6 +383,21 @@ public final class LeaseholdProxy implements AutoCloseable {
                         + (config.listener().tls() ? "TLS" : "plaintext"), config.listener().advertisedHost(),
                 config.listener().advertisedPort(), admin.port());
         return boundAddress;
+    }
+
+    /** The live proxies a quota is divided by: one, this proxy, until the tier has been counted. */
+    private int liveProxies() {
+        ProxyRegistry registered = tier;
+        return registered == null ? 1 : registered.liveProxies();
+    }
+
+    /** This host's name (a pod's name in Kubernetes), for the default proxy id. */
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
     }
 
     /**
@@ -368,6 +417,9 @@ public final class LeaseholdProxy implements AutoCloseable {
     @Override
     public void close() {
         frontend.close();
+        if (tier != null) {
+            tier.close();
+        }
         if (auditWriter != null) {
             auditWriter.close();
         }

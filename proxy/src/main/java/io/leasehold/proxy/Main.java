@@ -5,20 +5,23 @@ import io.leasehold.proxy.audit.AuditDestination;
 import io.leasehold.proxy.authorization.AclsFile;
 import io.leasehold.proxy.authorization.AclsFileException;
 import io.leasehold.proxy.backend.BrokerCredentials;
+import io.leasehold.proxy.config.BackendSslContextFactory;
 import io.leasehold.proxy.config.ConfigException;
 import io.leasehold.proxy.config.ConfigLoader;
-import io.leasehold.proxy.config.BackendSslContextFactory;
 import io.leasehold.proxy.config.EtcdClientFactory;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.config.ServerSslContextFactory;
-import io.leasehold.proxy.security.UsersCommand;
-import io.leasehold.proxy.security.UsersFile;
-import io.leasehold.proxy.security.UsersFileException;
-import io.leasehold.proxy.tls.ProxyTls;
+import io.leasehold.proxy.logging.LogOutput;
+import io.leasehold.proxy.quotas.QuotasFile;
+import io.leasehold.proxy.quotas.QuotasFileException;
 import io.leasehold.proxy.security.JwksException;
 import io.leasehold.proxy.security.JwksFile;
 import io.leasehold.proxy.security.JwksUrl;
+import io.leasehold.proxy.security.UsersCommand;
+import io.leasehold.proxy.security.UsersFile;
+import io.leasehold.proxy.security.UsersFileException;
 import io.leasehold.proxy.security.VerificationKeys;
+import io.leasehold.proxy.tls.ProxyTls;
 import io.leasehold.proxy.tls.ReloadingTls;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,13 +29,12 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import io.leasehold.proxy.logging.LogOutput;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -45,7 +47,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code leasehold-proxy} command line: {@code --config FILE} runs the proxy,
- * {@code validate-config FILE} only checks the file (the secret, TLS, users and ACL files it names
+ * {@code validate-config FILE} only checks the file (the secret, TLS, users, ACL and quotas files it names
  * are read, and reported if unusable, when the proxy starts), {@code users add NAME} prints a
  * users-file entry; {@code --help} and {@code --version} say the rest. Exit status 2 is a usage
  * error. Prints {@code READY host:port} once serving; SIGTERM drains and exits 0, or
@@ -197,6 +199,14 @@ public final class Main implements Callable<Integer> {
                 problems.addAll(e.problems());
             }
         }
+        QuotasFile quotas = null;
+        if (config.quotas().enabled()) {
+            try {
+                quotas = QuotasFile.load(config.quotas().file());
+            } catch (QuotasFileException e) {
+                problems.addAll(e.problems());
+            }
+        }
         OutputStream auditOut = null;
         if (config.audit().enabled()) {
             try {
@@ -227,7 +237,7 @@ public final class Main implements Callable<Integer> {
         }
         LeaseholdProxy proxy = new LeaseholdProxy(config, etcd,
                 new ProxyTls(listenerTls, backendTls, etcdExpiries), users, tokenKeys, acls, brokerCredentials, build,
-                auditOut);
+                auditOut, quotas);
         InetSocketAddress bound;
         try {
             bound = proxy.start();

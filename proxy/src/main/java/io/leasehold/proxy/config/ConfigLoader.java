@@ -203,7 +203,18 @@ public final class ConfigLoader {
         Path aclsFile = in.optionalFile(key("authorization", "aclsFile"));
         return new ProxyConfig(listener, etcd, backends, admin, limits, routing, shutdown, sasl(in),
                 presentation(in, listener, admin), aclsFile == null ? null : new ProxyConfig.Authorization(aclsFile),
-                logging(in), audit(in));
+                logging(in), audit(in), quotas(in));
+    }
+
+    /** {@code quotas.proxyId}, when set, has no slash: it ends an etcd key. */
+    private static ProxyConfig.Quotas quotas(ConfigReader in) {
+        Path file = in.optionalFile(key("quotas", "file"));
+        String proxyId = in.optionalText(key("quotas", "proxyId"));
+        if (proxyId != null && proxyId.contains("/")) {
+            in.problem(key("quotas", "proxyId"), "expected a name without '/', got \"" + proxyId + "\"");
+            proxyId = null;
+        }
+        return new ProxyConfig.Quotas(file, proxyId);
     }
 
     /** {@code audit.file} is {@code -} (standard output) or an absolute path. */

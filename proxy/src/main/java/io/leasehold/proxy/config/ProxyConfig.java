@@ -18,13 +18,13 @@ import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
  */
 public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin,
                           Limits limits, Routing routing, Shutdown shutdown, Sasl sasl, Presentation presentation,
-                          Authorization authorization, Logging logging, Audit audit) {
+                          Authorization authorization, Logging logging, Audit audit, Quotas quotas) {
 
     /** A configuration that shows clients a single node, without authorization, logging at the default levels. */
     public ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin admin, Limits limits, Routing routing,
                        Shutdown shutdown, Sasl sasl) {
         this(listener, etcd, backends, admin, limits, routing, shutdown, sasl, Presentation.SINGLE_NODE, null,
-                Logging.DEFAULT, Audit.OFF);
+                Logging.DEFAULT, Audit.OFF, Quotas.OFF);
     }
 
     /** A configuration without SASL on the listener and without authorization that shows clients a single node. */
@@ -75,6 +75,21 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
         public static final String STANDARD_OUTPUT = "-";
 
         /** Whether an audit log is kept. */
+        public boolean enabled() {
+            return file != null;
+        }
+    }
+
+    /**
+     * Client quotas ({@code quotas}): {@code file} is the mounted quotas file, null for none;
+     * {@code proxyId} names this proxy among the tier's registrations in etcd, null for this
+     * host's name and the bound listener port.
+     */
+    public record Quotas(Path file, String proxyId) {
+        /** No quotas. */
+        public static final Quotas OFF = new Quotas(null, null);
+
+        /** Whether clients are held to a quotas file. */
         public boolean enabled() {
             return file != null;
         }

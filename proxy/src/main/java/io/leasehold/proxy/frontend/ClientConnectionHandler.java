@@ -14,6 +14,7 @@ import io.leasehold.proxy.protocol.RequestBounds;
 import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.proxy.request.ActiveRequests;
 import io.leasehold.proxy.request.ClientContext;
+import io.leasehold.proxy.request.ConnectionThrottle;
 import io.leasehold.proxy.request.ConnectionWork;
 import io.leasehold.proxy.request.MemoryBudget;
 import io.leasehold.proxy.request.NegotiatedVersions;
@@ -51,7 +52,9 @@ import org.slf4j.LoggerFactory;
  * that are too slow or idle. A connection starts at most {@code requestsPerSecondPerConnection}
  * requests a second: beyond it, frames wait and the connection is muted (not read) until its
  * rate allows a turn of {@code maxInFlight} more, so one client pipelining requests cannot take
- * its event loop from the other connections on it. A request its handler leaves unanswered
+ * its event loop from the other connections on it. A {@link ConnectionThrottle} set by a quota
+ * mutes the connection the same way, for the time the answer told the client to wait. A request
+ * its handler leaves unanswered
  * past {@code requestDeadline} closes the connection ({@link PendingAnswer}). On
  * {@link #DRAIN} the connection stops reading, finishes what it has read, and closes.
  */
@@ -94,6 +97,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     private ConnectionWork work;
     private boolean backendsWritable = true;
     private final TokenBucket requestRate;
+    private ConnectionThrottle throttle;
     /** Held back by its request rate: waiting frames start, and reading resumes, when it allows. */
     private boolean muted;
     private boolean draining;
@@ -130,6 +134,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         listener.clientConnectionOpened();
         channel = ctx.channel();
+        throttle = ConnectionThrottle.attach(ctx.channel(), () -> resume(ctx), System::nanoTime);
         sequencer = new ResponseSequencer(ctx.channel(), streamWriter, budget);
         work = new ConnectionWork(active, () -> ctx.executor().execute(() -> {
             deadlines.workDone();
@@ -163,7 +168,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         budget.charge(frame.readableBytes());
-        if (muted || !waiting.isEmpty() || atInFlightLimit()) {
+        if (muted || throttle.active() || !waiting.isEmpty() || atInFlightLimit()) {
             hold(ctx, frame);
             return;
         }
@@ -231,7 +236,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
         resuming = true;
         try {
             int started = 0;
-            while (!muted && !waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()
+            while (!muted && !throttle.active() && !waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isActive()
                     && ctx.channel().isWritable()) {
                 if (started == maxInFlight) {
                     resumeLater(ctx);
@@ -358,8 +363,8 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead(ChannelHandlerContext ctx) {
-        boolean read = !draining && !muted && waiting.isEmpty() && !atInFlightLimit() && ctx.channel().isWritable()
-                && backendsWritable && !budget.exhausted();
+        boolean read = !draining && !muted && !throttle.active() && waiting.isEmpty() && !atInFlightLimit()
+                && ctx.channel().isWritable() && backendsWritable && !budget.exhausted();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }

@@ -10,7 +10,8 @@ import java.util.function.BooleanSupplier;
  * The deadlines one client connection must meet, so slow or silent sockets cannot hold
  * connection slots and buffers: its first complete request within {@code firstRequest} of
  * connecting (of completing its TLS handshake, which has its own timeout, on a TLS listener),
- * every frame complete within {@code frameCompletion} of its first byte, and a
+ * every frame complete within {@code frameCompletion} of its first byte (counted only while
+ * the proxy reads the connection), and a
  * complete request (or an answer going out) at least every {@code idle} while it has no work,
  * from the moment it connects (whichever of the first two deadlines ends first applies), and
  * answers it does not take must move: a connection whose socket stays full with no byte taken
@@ -112,6 +113,10 @@ final class ClientDeadlines {
 
     private void check() {
         long now = System.nanoTime();
+        if (partialSince != 0 && !channel.config().isAutoRead()) {
+            // The proxy is not reading (a quota throttle, backpressure): the rest of the frame is not late.
+            partialSince = now;
+        }
         Expiry expiry = null;
         if (!requestSeen && connectedAt != 0 && now - connectedAt >= firstRequestNanos) {
             expiry = Expiry.FIRST_REQUEST;

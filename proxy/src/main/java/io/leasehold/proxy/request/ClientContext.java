@@ -22,4 +22,15 @@ public record ClientContext(BackendSession backends, PartitionWriteOrder writeOr
     public KafkaPrincipal principal() {
         return channel == null ? KafkaPrincipal.ANONYMOUS : ConnectionPrincipal.of(channel);
     }
+
+    /**
+     * Stops reading this connection, and starting the requests it already sent, for
+     * {@code millis} (a quota throttle); nothing without a channel or a throttle on it.
+     */
+    public void throttleFor(long millis) {
+        ConnectionThrottle throttle = channel == null ? null : ConnectionThrottle.of(channel);
+        if (throttle != null) {
+            throttle.throttleFor(millis);
+        }
+    }
 }

@@ -103,6 +103,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void quotasFileIsAnAbsolutePathAndOffByDefaultWithAProxyIdWithoutSlash() throws ConfigException {
+        assertThat(loader.parse(MINIMAL, "config.yaml").quotas()).isEqualTo(ProxyConfig.Quotas.OFF);
+        assertThat(loader.parse(MINIMAL + "quotas: { file: /etc/leasehold/quotas.yaml, proxyId: proxy-0 }\n",
+                "config.yaml").quotas()).isEqualTo(new ProxyConfig.Quotas(Path.of("/etc/leasehold/quotas.yaml"),
+                        "proxy-0"));
+        assertThat(new ConfigLoader(Map.of("LEASEHOLD_QUOTAS_FILE", "/q.yaml")).parse(MINIMAL, "config.yaml")
+                .quotas()).isEqualTo(new ProxyConfig.Quotas(Path.of("/q.yaml"), null));
+
+        assertThat(parseFailure(MINIMAL + "quotas: { file: quotas.yaml, proxyId: a/b }\n").problems()).containsExactly(
+                "config.yaml: quotas.file: expected an absolute file path, got \"quotas.yaml\"",
+                "config.yaml: quotas.proxyId: expected a name without '/', got \"a/b\"");
+    }
+
+    @Test
     void logLevelsComeFromTheFileOrTheEnvironmentAndDefaultToInfo() throws ConfigException {
         String file = MINIMAL + "logging: { level: debug, levels: { io.netty: warn, io.grpc.internal: \"off\" } }\n";
 
@@ -180,7 +194,7 @@ class ConfigLoaderTest {
         assertThat(error.problems()).containsExactlyInAnyOrder(
                 "config.yaml: listener.colour: unknown key (known keys in listener: host, port, advertisedHost, advertisedPort, "
                         + "tlsCertFile, tlsKeyFile, tlsCaFile, tlsClientAuth, sasl, tlsPrincipal)",
-                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, audit, logging)",
+                "config.yaml: extra: unknown section (known sections: listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, audit, quotas, logging)",
                 "config.yaml: listener.port: expected an integer 0..65535 (0 picks a free port), got 70000",
                 "config.yaml: listener.advertisedHost: expected a host name or IP address (no scheme, port or spaces), got \"has space\"",
                 "config.yaml: etcd.endpoints: expected a non-empty list of etcd URLs like http://127.0.0.1:2379, got an empty list",
@@ -578,7 +592,7 @@ class ConfigLoaderTest {
     @Test
     void topLevelMustBeAMapping() {
         assertThat(parseFailure("- listener\n").problems()).containsExactly("config.yaml: expected a mapping of sections "
-                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, audit, logging) at the top level, got a list");
+                + "(listener, etcd, backends, admin, limits, routing, shutdown, presentation, authorization, audit, quotas, logging) at the top level, got a list");
     }
 
     @Test

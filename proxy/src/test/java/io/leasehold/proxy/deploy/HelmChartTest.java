@@ -439,6 +439,28 @@ class HelmChartTest {
     }
 
     @Test
+    void quotasFileIsMountedAsADirectoryFromAConfigMapWhereTheQuotasConfigPoints() throws Exception {
+        RenderedChart chart = rendered(tools.template("--set", "quotas.configMap=tenant-quotas",
+                "--set", "quotas.key=tenants.yaml"));
+        JsonNode mount = mount(chart.proxyContainer(), "quotas");
+        JsonNode volume = null;
+        for (JsonNode candidate : chart.podSpec().path("volumes")) {
+            if ("quotas".equals(candidate.path("name").asText())) {
+                volume = candidate;
+            }
+        }
+        assertThat(volume).as("quotas volume").isNotNull();
+        JsonNode item = volume.path("configMap").path("items").get(0);
+
+        assertThat(volume.path("configMap").path("name").asText()).isEqualTo("tenant-quotas");
+        assertThat(item.path("key").asText()).isEqualTo("tenants.yaml");
+        assertThat(Path.of(mount.path("mountPath").asText()).resolve(item.path("path").asText()))
+                .isEqualTo(chart.proxyConfig().quotas().file());
+        assertThat(mount.has("subPath")).as("a subPath mount would never see updates").isFalse();
+        assertThat(render("defaults").proxyConfig().quotas().enabled()).as("no quotas unless set").isFalse();
+    }
+
+    @Test
     void auditLogGoesToStandardOutputWhenEnabled() throws Exception {
         ProxyConfig config = rendered(tools.template("--set", "audit.enabled=true", "--set", "audit.allowedReads=true"))
                 .proxyConfig();

@@ -85,7 +85,9 @@ class PrometheusAlertsEndToEndTest {
             "Memory budget/B", "leasehold_memory_budget_limit_bytes comes with the proxy-wide memory budget (issue 15 item 3)",
             "TLS handshake failures per second/A", "the listener is plaintext",
             "SASL authentication failures per second/A", "SASL is off",
-            "Rejected client frames per second/A", "real clients send no bad frames");
+            "Rejected client frames per second/A", "real clients send no bad frames",
+            "Quota throttle time per second, by user/A", "no quotas file: nobody is under a quota",
+            "Bytes per second of users under a quota/A", "no quotas file: nobody is under a quota");
 
     private ChartTools tools;
     private LocalCluster cluster;

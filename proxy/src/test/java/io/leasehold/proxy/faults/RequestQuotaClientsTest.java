@@ -70,7 +70,7 @@ class RequestQuotaClientsTest {
      * records) while a consumer of each stack reads; asserts every producer delivered without a
      * failure and every consumer read every acknowledged record; returns how many there were.
      */
-    private static int writeAndReadWithEveryStack(LocalCluster cluster, String bootstrap, String topic,
+    static int writeAndReadWithEveryStack(LocalCluster cluster, String bootstrap, String topic,
                                                   long intervalMillis) throws Exception {
         Path logs = cluster.logDir().resolve(topic);
         JavaWriter javaWriter = new JavaWriter(bootstrap, topic, PARTITIONS, intervalMillis);
