@@ -1,6 +1,7 @@
 package io.leasehold.proxy;
 
 import io.etcd.jetcd.Client;
+import io.leasehold.proxy.access.AccessRules;
 import io.leasehold.proxy.admin.AdminServer;
 import io.leasehold.proxy.admin.EventLoopHeartbeat;
 import io.leasehold.proxy.admin.ProxyMetrics;
@@ -226,7 +227,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                         routing.retryMaxBackoff(), backends.requestTimeout(),
                         config.presentation().produceOwnerDeadline()), authorizer,
                 // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
-                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing);
+                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing,
+                new AccessRules());
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
                 config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), auditLog,

@@ -1,7 +1,6 @@
 package io.leasehold.proxy.routing;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -36,19 +35,10 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * and the rest of the request is carried out.
  */
 final class AdminAccess {
-    private static final Set<ApiKeys> PER_RESOURCE = EnumSet.of(ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
-            ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
-            ApiKeys.INCREMENTAL_ALTER_CONFIGS);
-
     private final Authorizer authorizer;
 
     AdminAccess(Authorizer authorizer) {
         this.authorizer = authorizer;
-    }
-
-    /** Whether {@code api} is decided here, resource by resource. */
-    static boolean decidesPerResource(ApiKeys api) {
-        return PER_RESOURCE.contains(api);
     }
 
     /**

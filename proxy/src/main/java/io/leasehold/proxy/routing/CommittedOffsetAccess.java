@@ -29,18 +29,18 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * proxy cannot name). Only partitions the coordinator answered without error are touched, so a
  * refused or failed group keeps its own error.
  */
-final class CommittedOffsetAccess {
+public final class CommittedOffsetAccess {
     private static final long NO_OFFSET = -1L;
     private static final int NO_EPOCH = -1;
 
     private final Authorizer authorizer;
 
-    CommittedOffsetAccess(Authorizer authorizer) {
+    public CommittedOffsetAccess(Authorizer authorizer) {
         this.authorizer = authorizer;
     }
 
     /** The topic ids of a v10 answer: their names are needed before it can be decided. */
-    static Set<Uuid> topicIds(OffsetFetchResponseData answer) {
+    public static Set<Uuid> topicIds(OffsetFetchResponseData answer) {
         Set<Uuid> ids = new HashSet<>();
         for (OffsetFetchResponseGroup group : answer.groups()) {
             for (OffsetFetchResponseTopics topic : group.topics()) {
@@ -57,8 +57,8 @@ final class CommittedOffsetAccess {
      *
      * @param topicNames names of the topic ids in {@code answer} (see {@link #topicIds})
      */
-    OffsetFetchResponseData visible(OffsetFetchRequestData request, OffsetFetchResponseData answer,
-                                    KafkaPrincipal principal, Map<Uuid, String> topicNames) {
+    public OffsetFetchResponseData visible(OffsetFetchRequestData request, OffsetFetchResponseData answer,
+                                           KafkaPrincipal principal, Map<Uuid, String> topicNames) {
         if (!authorizer.enabled()) {
             return answer;
         }

@@ -22,15 +22,16 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * instead, with no members, so neither the topic's name nor who reads it shows. Groups answered
  * with an error keep it.
  */
-final class DescribedGroupAccess {
+public final class DescribedGroupAccess {
     private final Authorizer authorizer;
 
-    DescribedGroupAccess(Authorizer authorizer) {
+    public DescribedGroupAccess(Authorizer authorizer) {
         this.authorizer = authorizer;
     }
 
     /** Restricts {@code answer} (in place) to what {@code principal} may see, and returns it. */
-    ConsumerGroupDescribeResponseData visible(ConsumerGroupDescribeResponseData answer, KafkaPrincipal principal) {
+    public ConsumerGroupDescribeResponseData visible(ConsumerGroupDescribeResponseData answer,
+                                                     KafkaPrincipal principal) {
         if (!authorizer.enabled()) {
             return answer;
         }

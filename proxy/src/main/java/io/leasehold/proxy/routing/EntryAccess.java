@@ -8,7 +8,7 @@ import org.apache.kafka.common.protocol.Errors;
  * the rest of the request goes through.
  */
 @FunctionalInterface
-interface EntryAccess {
+public interface EntryAccess {
 
     /** The error to answer for entries of {@code name} (a topic or group name), or null to send them on. */
     Errors refusal(String name);

@@ -16,15 +16,15 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * is answered GROUP_AUTHORIZATION_FAILED, and ListGroups lists only the groups it may DESCRIBE
  * (all of them with DESCRIBE on the cluster).
  */
-final class ListingAccess {
+public final class ListingAccess {
     private final Authorizer authorizer;
 
-    ListingAccess(Authorizer authorizer) {
+    public ListingAccess(Authorizer authorizer) {
         this.authorizer = authorizer;
     }
 
     /** Marks the coordinators of groups {@code principal} may not describe as refused (in place). */
-    FindCoordinatorResponseData coordinators(FindCoordinatorRequestData request, short version,
+    public FindCoordinatorResponseData coordinators(FindCoordinatorRequestData request, short version,
                                              FindCoordinatorResponseData answer, KafkaPrincipal principal) {
         if (!authorizer.enabled() || request.keyType() != CoordinatorType.GROUP.id()) {
             return answer;
@@ -53,7 +53,7 @@ final class ListingAccess {
     }
 
     /** Leaves out of {@code answer} (in place) the groups {@code principal} may not describe. */
-    ListGroupsResponseData groups(ListGroupsResponseData answer, KafkaPrincipal principal) {
+    public ListGroupsResponseData groups(ListGroupsResponseData answer, KafkaPrincipal principal) {
         if (!authorizer.enabled() || authorizer.allowsQuietly(principal, AclOperation.DESCRIBE, ResourceType.CLUSTER,
                 Resource.CLUSTER_NAME)) {
             return answer;

@@ -23,7 +23,7 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * topic; a topic that does not exist, was to be created (always so below v4) and may not be is
  * answered TOPIC_AUTHORIZATION_FAILED, as a Kafka broker with auto-creation on answers it.
  */
-final class MetadataAccess {
+public final class MetadataAccess {
     private final Authorizer authorizer;
 
     /**
@@ -33,10 +33,10 @@ final class MetadataAccess {
      * @param byId             topics named by id (Metadata v12+), whose names the answer may not reveal
      * @param creationRefused  topics the client asked to create that the principal may not create
      */
-    record Question(boolean allTopics, boolean byId, Set<String> creationRefused) {
+    public record Question(boolean allTopics, boolean byId, Set<String> creationRefused) {
     }
 
-    MetadataAccess(Authorizer authorizer) {
+    public MetadataAccess(Authorizer authorizer) {
         this.authorizer = authorizer;
     }
 
@@ -49,7 +49,7 @@ final class MetadataAccess {
      * Reads what {@code request} (freshly decoded) asks, then turns auto-creation off in it if any
      * named topic may not be created. Below v4 auto-creation is implied by the protocol.
      */
-    Question beforeForwarding(MetadataRequestData request, short version, KafkaPrincipal principal) {
+    public Question beforeForwarding(MetadataRequestData request, short version, KafkaPrincipal principal) {
         boolean allTopics = asksAllTopics(request, version);
         boolean byId = !allTopics && request.topics().stream()
                 .anyMatch(topic -> topic.topicId() != null && !Uuid.ZERO_UUID.equals(topic.topicId()));
@@ -75,7 +75,7 @@ final class MetadataAccess {
      * The answer {@code principal} may see to {@code question}; {@code response} is shared
      * (cached) and left as it is.
      */
-    MetadataResponseData visible(Question question, MetadataResponseData response, KafkaPrincipal principal) {
+    public MetadataResponseData visible(Question question, MetadataResponseData response, KafkaPrincipal principal) {
         if (!authorizer.enabled()) {
             return response;
         }

@@ -13,7 +13,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * controller and KRaft APIs), need a transaction coordinator the ownership contract does not
  * have, or (Produce v10+, Fetch v16+) carry broker addresses the proxy does not rewrite.
  */
-final class RoutePolicy {
+public final class RoutePolicy {
     /** Produce v10+ adds node_endpoints and current_leader (broker addresses). */
     static final short PRODUCE_MAX = 9;
     /** Fetch v16+ adds node_endpoints and current_leader (broker addresses). */
@@ -26,7 +26,8 @@ final class RoutePolicy {
     private final Map<ApiKeys, Route> routes;
     private final Map<ApiKeys, Short> caps;
 
-    RoutePolicy() {
+    /** The proxy's policy: which APIs it serves and how. */
+    public RoutePolicy() {
         Map<ApiKeys, Route> r = new EnumMap<>(ApiKeys.class);
         r.put(ApiKeys.API_VERSIONS, Route.LOCAL);
         r.put(ApiKeys.FIND_COORDINATOR, Route.LOCAL);
@@ -68,6 +69,11 @@ final class RoutePolicy {
 
     Map<ApiKeys, Route> routes() {
         return routes;
+    }
+
+    /** Every API the proxy serves, so the only ones it may advertise. */
+    public Set<ApiKeys> served() {
+        return routes.keySet();
     }
 
     /** Highest version the proxy can serve for {@code api}, before intersecting with the backends. */
