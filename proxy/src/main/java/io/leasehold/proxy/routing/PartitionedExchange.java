@@ -6,6 +6,10 @@ import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.backend.ResponseInspector;
 import io.leasehold.proxy.backend.SilentBrokers;
+import io.leasehold.proxy.exchange.MergedRead;
+import io.leasehold.proxy.exchange.OrderedWrites;
+import io.leasehold.proxy.exchange.ReadsAhead;
+import io.leasehold.proxy.exchange.StreamedAnswer;
 import io.leasehold.proxy.frontend.ClientContext;
 import io.leasehold.proxy.frontend.PartitionWriteOrder;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -82,6 +86,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     static final int UNREACHABLE_TRIES = 10;
 
     private final PartitionedApi<Q, R, T, E, P> api;
+    /** The API's reads ahead; null when it does not read ahead. */
+    private final ReadsAhead<Q, E, P> readsAhead;
+    /** How the API merges a read over several brokers; null when its answers wait for every broker. */
+    private final MergedRead<Q, P> mergedRead;
+    /** What keeps the API's writes in order; null for a read. */
+    private final OrderedWrites<Q> writes;
     private final RequestFrame frame;
     private final Q request;
     private final ClientContext client;
@@ -124,7 +134,10 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                         OwnerRouter router, ProxyMetrics metrics, RetriesGivenUp givenUp, RetryBudget budget,
                         short backendVersion, ReadAheads readAheads) {
         this.givenUp = givenUp;
-        this.readAheads = api.readsAhead() ? readAheads : null;
+        this.readsAhead = api.readsAhead().orElse(null);
+        this.mergedRead = api.mergedRead().orElse(null);
+        this.writes = api.orderedWrites().orElse(null);
+        this.readAheads = this.readsAhead != null ? readAheads : null;
         this.backendVersion = backendVersion;
         this.budget = budget;
         this.api = api;
@@ -157,7 +170,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 }
             }
         }
-        if (api.ordersWrites()) {
+        if (writes != null) {
             writer = client.writeOrder().register(entries.stream().map(Entry::partitionId).toList());
         }
         return entries;
@@ -273,7 +286,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             planned.forEach((partition, owner) -> client.writeOrder().sent(writer, partition, owner));
         }
         answerSilentOwnersAtOnce(byBroker);
-        boolean mergeable = api.answerAfterBytes(request) > 0;
+        boolean mergeable = mergedRead != null && mergedRead.answerAfterBytes(request) > 0;
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()
                 && !(mergeable && readAheads != null)) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
@@ -298,7 +311,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * and the other owners' partitions do not wait for it.
      */
     private void answerSilentOwnersAtOnce(Map<BrokerAddress, List<Routed<T, E>>> byBroker) {
-        if (api.ownerAnswerDeadline(request) == null) {
+        if (ownerAnswerDeadline() == null) {
             return;
         }
         SilentBrokers silent = client.backends().silentBrokers();
@@ -325,8 +338,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private CompletableFuture<Attempt<T, E>> merged(Map<BrokerAddress, List<Routed<T, E>>> byBroker, int total,
                                                     List<Entry<T, E>> retry) {
         long now = System.nanoTime();
-        MergeGate gate = new MergeGate(api.answerAfterBytes(request), now,
-                now + api.mergedAnswerDeadline(request, Duration.ofNanos(now - startNanos)).toNanos(),
+        MergeGate gate = new MergeGate(mergedRead.answerAfterBytes(request), now,
+                now + mergedRead.mergedAnswerDeadline(request, Duration.ofNanos(now - startNanos)).toNanos(),
                 client.backends().eventLoop());
         gates.add(gate);
         AtomicBoolean abandoned = new AtomicBoolean();
@@ -368,7 +381,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         Map<Key, ReadAheads.Wanted> wanted = new HashMap<>();
         for (Routed<T, E> r : routed) {
-            wanted.put(r.entry().key(), new ReadAheads.Wanted(api.position(r.entry().partition()), r.ownership()));
+            wanted.put(r.entry().key(),
+                    new ReadAheads.Wanted(readsAhead.position(r.entry().partition()), r.ownership()));
         }
         List<ReadAheads.Claim> claims = readAheads.take(wanted, readAheadForm());
         if (claims.isEmpty()) {
@@ -395,7 +409,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 api.forEachResult(response, (name, id, partition, result) -> {
                     Key key = new Key(name, id, partition);
                     if (claim.keys().contains(key) && api.errorCode(result) == Errors.NONE.code()
-                            && api.dataBytes(result) > 0) {
+                            && mergedRead.dataBytes(result) > 0) {
                         results.put(key, result);
                         used.add(key);
                     }
@@ -419,7 +433,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** What reads ahead started or taken by this exchange are asked in besides their positions. */
     private ReadAheads.Form readAheadForm() {
-        return new ReadAheads.Form(backendVersion, api.readAheadKind(request));
+        return new ReadAheads.Form(backendVersion, readsAhead.readAheadKind(request));
     }
 
     /**
@@ -432,13 +446,13 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         api.forEachResult(response, (name, id, partition, result) -> {
             Key key = new Key(name, id, partition);
             Answered<T, E> answered = answeredBy.get(key);
-            long next = answered == null ? -1 : api.nextPosition(result);
+            long next = answered == null ? -1 : readsAhead.nextPosition(result);
             if (next < 0) {
                 return;
             }
             Entry<T, E> entry = answered.routed().entry();
             partitions.computeIfAbsent(answered.broker(), b -> new TopicGrouping<>())
-                    .add(entry.topic(), api.atPosition(entry.partition(), next));
+                    .add(entry.topic(), readsAhead.atPosition(entry.partition(), next));
             reads.computeIfAbsent(answered.broker(), b -> new HashMap<>())
                     .put(key, new ReadAheads.Wanted(next, answered.routed().ownership()));
         });
@@ -446,8 +460,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         partitions.forEach((broker, parts) -> {
             Map<Key, ReadAheads.Wanted> owned = reads.get(broker);
             Q sub = api.subRequest(request, parts.toMap());
-            api.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
-            api.readingAhead(sub);
+            mergedRead.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
+            readsAhead.readingAhead(sub);
             readAheads.start(broker, owned, readAheadForm(),
                     VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub));
             metrics.readAheadStarted();
@@ -463,7 +477,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             short error = api.errorCode(result);
             if (error == Errors.NONE.code()) {
-                gate.received(api.dataBytes(result));
+                gate.received(mergedRead.dataBytes(result));
             } else if (error != api.rejection().code()) {
                 gate.mustReport();
             }
@@ -477,7 +491,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** True while someone waits for the answer: the client, or nobody needs to (acks=0). */
     private boolean answerWanted() {
-        return api.continuesWithoutClient(request) || client.work().clientConnected();
+        return writes != null && writes.continuesWithoutClient(request) || client.work().clientConnected();
     }
 
     private Attempt<T, E> finished(ReferenceCounted raw) {
@@ -488,7 +502,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         boolean bridged = backendVersion != frame.version();
         ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed, routed.size());
-        ResponseInspector inspector = bridged ? null : api.streamInspector(frame.version(), streamedErrors(routed));
+        ResponseInspector inspector = bridged ? null : api.streamedAnswer()
+                .map(streamed -> streamed.streamInspector(frame.version(), streamedErrors(routed))).orElse(null);
         if (inspector != null) {
             return within(client.backends().sendStreaming(broker, payload, inspector), broker, routed).handle((stream, error) ->
                     error != null
@@ -513,8 +528,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * Where a streamed response's error codes go: it is already on its way to the client, so
      * nothing is retried, but a rejected route is dropped exactly as for a response read whole.
      */
-    private PartitionedApi.StreamedErrors streamedErrors(List<Routed<T, E>> routed) {
-        return new PartitionedApi.StreamedErrors() {
+    private StreamedAnswer.StreamedErrors streamedErrors(List<Routed<T, E>> routed) {
+        return new StreamedAnswer.StreamedErrors() {
             /** Built at the first rejection: APIs that do not stream (Produce) never get here. */
             private Map<Key, Routed<T, E>> byKey;
 
@@ -551,15 +566,15 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer, BrokerAddress broker,
                                                                     List<Routed<T, E>> routed) {
         Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
-        Duration ownerDeadline = api.ownerAnswerDeadline(request);
+        Duration ownerDeadline = ownerAnswerDeadline();
         boolean ownerBound = ownerDeadline != null && (limit == null || ownerDeadline.compareTo(limit) < 0);
         if (ownerBound) {
             limit = ownerDeadline;
         }
-        BooleanSupplier settled = api.ordersWrites() || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
+        BooleanSupplier settled = writes != null || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
         // A write's owner that is alive answers a lost partition with a rejection, which the proxy
         // retries for the client: give it that chance before reporting an unknown outcome.
-        Duration grace = api.ordersWrites() ? WRITE_SETTLE_GRACE : Duration.ZERO;
+        Duration grace = writes != null ? WRITE_SETTLE_GRACE : Duration.ZERO;
         CompletableFuture<X> bounded = AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
         if (ownerDeadline != null) {
             bounded.whenComplete((result, error) -> {
@@ -573,6 +588,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             });
         }
         return bounded;
+    }
+
+    /** How long one owner may leave its part of a write unanswered; null to wait as long as the attempt may. */
+    private Duration ownerAnswerDeadline() {
+        return writes != null ? writes.ownerAnswerDeadline(request) : null;
     }
 
     private boolean ownerMoved(List<Routed<T, E>> routed) {
@@ -621,8 +641,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             partitions.add(r.entry().topic(), r.entry().partition());
         }
         Q sub = api.subRequest(request, partitions.toMap());
-        api.limitTimeout(sub, budget.remainingMillis());
-        api.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
+        if (writes != null) {
+            writes.limitTimeout(sub, budget.remainingMillis());
+        }
+        if (mergedRead != null) {
+            mergedRead.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
+        }
         return VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub);
     }
 
@@ -652,7 +676,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 rejected(r);
                 notSentToOwner(r.entry());
                 retry.add(r.entry());
-            } else if (r.ownership() == null && api.ordersWrites() && api.errorCode(result) == Errors.NONE.code()) {
+            } else if (r.ownership() == null && writes != null && api.errorCode(result) == Errors.NONE.code()) {
                 // A write taken on a fallback route: if by the owner whose route was dropped, it is back.
                 router.routes().ownerAccepted(r.entry().resolvedName(), key.partition(), broker.id());
             }

@@ -1,9 +1,11 @@
 package io.leasehold.proxy.routing;
 
+import io.leasehold.proxy.exchange.OrderedWrites;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
@@ -20,7 +22,7 @@ import org.apache.kafka.common.protocol.Errors;
  * the request's timeout, and each forwards only the time left.
  */
 final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResponseData, TopicProduceData,
-        PartitionProduceData, PartitionProduceResponse> {
+        PartitionProduceData, PartitionProduceResponse>, OrderedWrites<ProduceRequestData> {
     /**
      * Share of the client's timeout the proxy may spend retrying: the answer reaches the client
      * before it gives up and re-sends, which would duplicate records of non-idempotent producers.
@@ -160,7 +162,7 @@ final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResp
     }
 
     @Override
-    public boolean ordersWrites() {
-        return true;
+    public Optional<OrderedWrites<ProduceRequestData>> orderedWrites() {
+        return Optional.of(this);
     }
 }

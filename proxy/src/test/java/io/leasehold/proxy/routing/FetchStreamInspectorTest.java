@@ -3,6 +3,7 @@ package io.leasehold.proxy.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.leasehold.proxy.exchange.StreamedAnswer;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -57,7 +58,7 @@ class FetchStreamInspectorTest {
                 List<Seen> seen = new ArrayList<>();
                 List<Short> whole = new ArrayList<>();
                 FetchStreamInspector inspector = new FetchStreamInspector(LAYOUTS.walker(version,
-                        new PartitionedApi.StreamedErrors() {
+                        new StreamedAnswer.StreamedErrors() {
                     @Override
                     public void partition(String topicName, Uuid topicId, int partition, short error) {
                         seen.add(new Seen(topicName, topicId, partition, error));
@@ -99,7 +100,7 @@ class FetchStreamInspectorTest {
             byte[] garbage = new byte[random.nextInt(200)];
             random.nextBytes(garbage);
             FetchStreamInspector inspector = new FetchStreamInspector(LAYOUTS.walker((short) (4 + random.nextInt(12)),
-                    new PartitionedApi.StreamedErrors() {
+                    new StreamedAnswer.StreamedErrors() {
                         @Override
                         public void partition(String topicName, Uuid topicId, int partition, short error) {
                         }
