@@ -24,15 +24,15 @@ import io.leasehold.proxy.backend.BrokerNameResolution;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.files.MountedFileWatcher;
 import io.leasehold.proxy.frontend.FrontendServer;
-import io.leasehold.proxy.frontend.MemoryBudget;
-import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.request.MemoryBudget;
+import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.protocol.FrameCap;
-import io.leasehold.proxy.routing.BackendReachability;
-import io.leasehold.proxy.routing.ClusterPresentation;
-import io.leasehold.proxy.routing.NodeAddresses;
-import io.leasehold.proxy.routing.OwnerRouter;
-import io.leasehold.proxy.routing.ProxyIdentity;
-import io.leasehold.proxy.routing.RequestRouter;
+import io.leasehold.proxy.owners.BackendReachability;
+import io.leasehold.proxy.presentation.ClusterPresentation;
+import io.leasehold.proxy.presentation.NodeAddresses;
+import io.leasehold.proxy.owners.OwnerLookup;
+import io.leasehold.proxy.presentation.ProxyIdentity;
+import io.leasehold.proxy.dispatch.RequestDispatcher;
 import io.leasehold.proxy.security.AuthenticationMetrics;
 import io.leasehold.proxy.security.JwksMetrics;
 import io.leasehold.proxy.security.OAuthBearerSettings;
@@ -195,7 +195,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         this.control = connector.openSession(workerGroup.next(), new BackendListener() { });
         List<BrokerAddress> bootstrap = backends.bootstrap().stream()
                 .map(hp -> new BrokerAddress(-1, hp.host(), hp.port(), null)).toList();
-        OwnerRouter router = new OwnerRouter(watcher, bootstrap);
+        OwnerLookup router = new OwnerLookup(watcher, bootstrap);
         ProxyConfig.Routing routing = config.routing();
         this.presentation = presentation(config, router, metrics);
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
@@ -222,8 +222,8 @@ public final class LeaseholdProxy implements AutoCloseable {
         } else {
             this.auditWriter = null;
         }
-        RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
-                new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
+        RequestDispatcher requests = new RequestDispatcher(router, control, alloc, presentation, metrics,
+                new RequestDispatcher.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout(),
                         config.presentation().produceOwnerDeadline()), authorizer,
                 // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
@@ -281,7 +281,7 @@ public final class LeaseholdProxy implements AutoCloseable {
     }
 
     /** The presentation the config asks for; node-per-owner also publishes the brokers it has no node for. */
-    private static ClusterPresentation presentation(ProxyConfig config, OwnerRouter router, ProxyMetrics metrics) {
+    private static ClusterPresentation presentation(ProxyConfig config, OwnerLookup router, ProxyMetrics metrics) {
         ProxyConfig.Listener listener = config.listener();
         ProxyConfig.Presentation shown = config.presentation();
         if (shown.mode() == ProxyConfig.PresentationMode.SINGLE_NODE) {

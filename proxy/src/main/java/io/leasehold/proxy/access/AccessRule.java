@@ -1,7 +1,7 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.EntryAccess;
+import io.leasehold.proxy.exchange.EntryAccess;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;

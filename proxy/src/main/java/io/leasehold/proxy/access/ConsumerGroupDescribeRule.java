@@ -1,8 +1,7 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.DescribedGroupAccess;
-import io.leasehold.proxy.routing.EntryAccess;
+import io.leasehold.proxy.exchange.EntryAccess;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;

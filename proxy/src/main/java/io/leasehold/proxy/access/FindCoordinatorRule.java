@@ -1,7 +1,6 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.ListingAccess;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;

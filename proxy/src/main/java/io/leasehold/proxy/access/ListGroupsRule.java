@@ -1,7 +1,6 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.ListingAccess;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;

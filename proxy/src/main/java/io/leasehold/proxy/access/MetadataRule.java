@@ -1,7 +1,6 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.MetadataAccess;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;

@@ -1,8 +1,7 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.CommittedOffsetAccess;
-import io.leasehold.proxy.routing.EntryAccess;
+import io.leasehold.proxy.exchange.EntryAccess;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;

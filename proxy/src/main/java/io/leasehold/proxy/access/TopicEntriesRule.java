@@ -1,7 +1,7 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.EntryAccess;
+import io.leasehold.proxy.exchange.EntryAccess;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;

@@ -5,7 +5,7 @@ import io.leasehold.routing.watch.RoutingTable;
 /**
  * Where this proxy's routes come from now. A proxy started with {@code routing.startWithoutEtcd}
  * whose routing snapshot did not load within {@code routing.initialLoadTimeout} serves on the
- * bootstrap brokers with the hash fallback of {@code OwnerRouter} until it does; brokers reject
+ * bootstrap brokers with the hash fallback of {@code OwnerLookup} until it does; brokers reject
  * what they do not own, so this costs retries, never correctness.
  */
 public final class RoutingMode {

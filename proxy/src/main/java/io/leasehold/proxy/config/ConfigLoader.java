@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.leasehold.proxy.routing.NodeAddresses;
+import io.leasehold.proxy.presentation.NodeAddresses;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.leasehold.proxy.frontend;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
-import io.leasehold.proxy.security.ConnectionPrincipal;
+import io.leasehold.proxy.request.ConnectionPrincipal;
 import io.leasehold.proxy.tls.ClientCertificatePrincipals;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

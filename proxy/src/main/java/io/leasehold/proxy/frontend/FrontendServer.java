@@ -2,6 +2,9 @@ package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
+import io.leasehold.proxy.request.ActiveRequests;
+import io.leasehold.proxy.request.MemoryBudget;
+import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.transport.SocketTuning;

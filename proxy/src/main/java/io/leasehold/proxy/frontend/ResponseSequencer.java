@@ -1,6 +1,7 @@
 package io.leasehold.proxy.frontend;
 
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.request.MemoryBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.handler.stream.ChunkedWriteHandler;

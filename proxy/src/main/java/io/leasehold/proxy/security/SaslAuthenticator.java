@@ -1,5 +1,6 @@
 package io.leasehold.proxy.security;
 
+import io.leasehold.proxy.request.ConnectionPrincipal;
 import io.netty.channel.Channel;
 import java.time.Clock;
 import java.time.Duration;

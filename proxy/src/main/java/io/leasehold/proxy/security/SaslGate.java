@@ -2,8 +2,9 @@ package io.leasehold.proxy.security;
 
 import io.leasehold.proxy.audit.AuditEvent;
 import io.leasehold.proxy.audit.AuditLog;
-import io.leasehold.proxy.frontend.ClientContext;
-import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.request.ClientContext;
+import io.leasehold.proxy.request.ConnectionPrincipal;
+import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;

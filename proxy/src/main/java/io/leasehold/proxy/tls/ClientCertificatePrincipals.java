@@ -1,7 +1,7 @@
 package io.leasehold.proxy.tls;
 
 import io.leasehold.proxy.config.ProxyConfig;
-import io.leasehold.proxy.security.ConnectionPrincipal;
+import io.leasehold.proxy.request.ConnectionPrincipal;
 import java.io.IOException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;

@@ -3,14 +3,14 @@ package io.leasehold.proxy.access;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.routing.RoutePolicy;
+import io.leasehold.proxy.dispatch.RoutePolicy;
 import io.leasehold.proxy.testing.YamlAcls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;

@@ -1,7 +1,7 @@
 package io.leasehold.proxy.admin;
 
 import io.leasehold.proxy.BuildInfo;
-import io.leasehold.proxy.frontend.MemoryBudget;
+import io.leasehold.proxy.request.MemoryBudget;
 
 import io.leasehold.proxy.security.AuthenticationMetrics;
 import io.leasehold.proxy.security.JwksMetrics;

@@ -8,6 +8,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
+import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;

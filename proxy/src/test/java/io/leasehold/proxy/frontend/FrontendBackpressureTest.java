@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

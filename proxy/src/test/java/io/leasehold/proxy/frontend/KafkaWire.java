@@ -3,6 +3,7 @@ package io.leasehold.proxy.frontend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.request.RequestHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCounted;

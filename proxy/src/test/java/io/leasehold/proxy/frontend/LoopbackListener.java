@@ -3,6 +3,8 @@ package io.leasehold.proxy.frontend;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
+import io.leasehold.proxy.request.MemoryBudget;
+import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.request.MemoryBudget;
+import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -4,6 +4,8 @@ import static io.leasehold.proxy.frontend.KafkaWire.apiVersionsRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.leasehold.proxy.request.MemoryBudget;
+import io.leasehold.proxy.request.RequestHandler;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;

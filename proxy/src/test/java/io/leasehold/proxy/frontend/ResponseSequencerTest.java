@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.backend.EmbeddedBackend;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.request.MemoryBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

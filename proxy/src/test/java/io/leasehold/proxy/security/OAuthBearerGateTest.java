@@ -12,7 +12,7 @@ import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.frontend.FrontendServer;
-import io.leasehold.proxy.frontend.RequestHandler;
+import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.testing.TestTokens;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
