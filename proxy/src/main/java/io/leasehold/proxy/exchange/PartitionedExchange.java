@@ -6,7 +6,6 @@ import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.backend.Failures;
 import io.leasehold.proxy.backend.ResponseInspector;
-import io.leasehold.proxy.backend.SilentBrokers;
 import io.leasehold.proxy.owners.OwnerLookup;
 import io.leasehold.proxy.owners.Target;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -63,7 +62,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
     }
 
-    private record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
+    record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
     }
 
     /**
@@ -86,12 +85,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     static final int UNREACHABLE_TRIES = 10;
 
     private final PartitionedApi<Q, R, T, E, P> api;
-    /** The API's reads ahead; null when it does not read ahead. */
-    private final ReadsAhead<Q, E, P> readsAhead;
     /** How the API merges a read over several brokers; null when its answers wait for every broker. */
     private final MergedRead<Q, P> mergedRead;
     /** What keeps the API's writes in order; null for a read. */
     private final OrderedWrites<Q> writes;
+    private final OwnerAnswerDeadline ownerDeadline;
     private final RequestFrame frame;
     private final Q request;
     private final ClientContext client;
@@ -118,13 +116,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final long startNanos = System.nanoTime();
     /** For a merged read, one per attempt: decide when it is answered without the brokers still polling. */
     private final Queue<MergeGate> gates = new ConcurrentLinkedQueue<>();
-    /** The connection's reads ahead, null when this exchange neither uses nor starts any. */
-    private final ReadAheads readAheads;
-    /** Which broker answered each partition with data the client gets, and by which route. */
-    private final Map<Key, Answered<T, E>> answeredBy = new ConcurrentHashMap<>();
-
-    private record Answered<T, E>(BrokerAddress broker, Routed<T, E> routed) {
-    }
+    /** This read's part in the connection's reads ahead, null when it neither uses nor starts any. */
+    private final ExchangeReadAheads<Q, R, T, E, P> readAheads;
 
     /**
      * @param backendVersion the version backends are spoken to in (see {@link VersionBridge})
@@ -134,10 +127,15 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                         OwnerLookup router, ProxyMetrics metrics, RetriesGivenUp givenUp, RetryBudget budget,
                         short backendVersion, ReadAheads readAheads) {
         this.givenUp = givenUp;
-        this.readsAhead = api.readsAhead().orElse(null);
         this.mergedRead = api.mergedRead().orElse(null);
         this.writes = api.orderedWrites().orElse(null);
-        this.readAheads = this.readsAhead != null ? readAheads : null;
+        this.ownerDeadline = new OwnerAnswerDeadline(writes != null ? writes.ownerAnswerDeadline(request) : null,
+                client.backends().silentBrokers(), metrics);
+        ReadsAhead<Q, E, P> reads = api.readsAhead().orElse(null);
+        // Reads ahead are only taken and started on the merged path (see attempt), which the merged read drives.
+        this.readAheads = readAheads == null || reads == null || mergedRead == null ? null
+                : new ExchangeReadAheads<>(api, reads, mergedRead, readAheads, request, frame, backendVersion,
+                        client.alloc(), metrics);
         this.backendVersion = backendVersion;
         this.budget = budget;
         this.api = api;
@@ -247,7 +245,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         R response = api.assemble(request, merged, throttle);
         if (readAheads != null && !gates.isEmpty() && readAheads.haveRoom()) {
-            readAhead(response);
+            readAheads.startAfter(response);
         }
         return KafkaMessages.encodeResponse(client.alloc(), api.apiKey(), frame.version(), frame.correlationId(),
                 response, recordRegions);
@@ -311,19 +309,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * and the other owners' partitions do not wait for it.
      */
     private void answerSilentOwnersAtOnce(Map<BrokerAddress, List<Routed<T, E>>> byBroker) {
-        if (ownerAnswerDeadline() == null) {
-            return;
-        }
-        SilentBrokers silent = client.backends().silentBrokers();
         byBroker.entrySet().removeIf(owner -> {
-            if (!silent.isSilent(owner.getKey())) {
+            if (!ownerDeadline.answeredWithout(owner.getKey(), owner.getValue().size())) {
                 return false;
             }
             for (Routed<T, E> r : owner.getValue()) {
                 results.put(r.entry().key(), api.errorResult(r.entry().key().partition(), api.rejection()));
                 notSentToOwner(r.entry());
             }
-            metrics.produceAnsweredWithoutOwner("silent", owner.getValue().size());
             return true;
         });
     }
@@ -379,12 +372,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         if (readAheads == null) {
             return CompletableFuture.completedFuture(routed);
         }
-        Map<Key, ReadAheads.Wanted> wanted = new HashMap<>();
-        for (Routed<T, E> r : routed) {
-            wanted.put(r.entry().key(),
-                    new ReadAheads.Wanted(readsAhead.position(r.entry().partition()), r.ownership()));
-        }
-        List<ReadAheads.Claim> claims = readAheads.take(wanted, readAheadForm());
+        List<ReadAheads.Claim> claims = readAheads.take(routed);
         if (claims.isEmpty()) {
             return CompletableFuture.completedFuture(routed);
         }
@@ -421,7 +409,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             List<Routed<T, E>> left = new ArrayList<>();
             for (Routed<T, E> r : routed) {
                 if (used.contains(r.entry().key())) {
-                    answeredBy.put(r.entry().key(), new Answered<>(broker, r));
+                    readAheads.answered(broker, r);
                     metrics.readAheadUsed();
                 } else {
                     left.add(r);
@@ -429,43 +417,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             return left;
         }, client.backends().eventLoop());
-    }
-
-    /** What reads ahead started or taken by this exchange are asked in besides their positions. */
-    private ReadAheads.Form readAheadForm() {
-        return new ReadAheads.Form(backendVersion, readsAhead.readAheadKind(request));
-    }
-
-    /**
-     * After an answer: asks each owner that returned data for the positions the client will ask
-     * next, in a read ahead of the partitions it answered.
-     */
-    private void readAhead(R response) {
-        Map<BrokerAddress, TopicGrouping<T, E>> partitions = new LinkedHashMap<>();
-        Map<BrokerAddress, Map<Key, ReadAheads.Wanted>> reads = new HashMap<>();
-        api.forEachResult(response, (name, id, partition, result) -> {
-            Key key = new Key(name, id, partition);
-            Answered<T, E> answered = answeredBy.get(key);
-            long next = answered == null ? -1 : readsAhead.nextPosition(result);
-            if (next < 0) {
-                return;
-            }
-            Entry<T, E> entry = answered.routed().entry();
-            partitions.computeIfAbsent(answered.broker(), b -> new TopicGrouping<>())
-                    .add(entry.topic(), readsAhead.atPosition(entry.partition(), next));
-            reads.computeIfAbsent(answered.broker(), b -> new HashMap<>())
-                    .put(key, new ReadAheads.Wanted(next, answered.routed().ownership()));
-        });
-        int total = answeredBy.size();
-        partitions.forEach((broker, parts) -> {
-            Map<Key, ReadAheads.Wanted> owned = reads.get(broker);
-            Q sub = api.subRequest(request, parts.toMap());
-            mergedRead.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
-            readsAhead.readingAhead(sub);
-            readAheads.start(broker, owned, readAheadForm(),
-                    VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub));
-            metrics.readAheadStarted();
-        });
     }
 
     /** Adds what one broker answered to the gate: its data, or an error the client must see. */
@@ -566,33 +517,17 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer, BrokerAddress broker,
                                                                     List<Routed<T, E>> routed) {
         Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
-        Duration ownerDeadline = ownerAnswerDeadline();
-        boolean ownerBound = ownerDeadline != null && (limit == null || ownerDeadline.compareTo(limit) < 0);
+        boolean ownerBound = ownerDeadline.bounds(limit);
         if (ownerBound) {
-            limit = ownerDeadline;
+            limit = ownerDeadline.deadline();
         }
         BooleanSupplier settled = writes != null || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
         // A write's owner that is alive answers a lost partition with a rejection, which the proxy
         // retries for the client: give it that chance before reporting an unknown outcome.
         Duration grace = writes != null ? WRITE_SETTLE_GRACE : Duration.ZERO;
         CompletableFuture<X> bounded = AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
-        if (ownerDeadline != null) {
-            bounded.whenComplete((result, error) -> {
-                if (error != null && !answer.isDone()) {
-                    // Still pending on the owner's connection: its answer (or the connection's end) shows it is back.
-                    client.backends().silentBrokers().silentUntil(broker, answer);
-                    if (ownerBound) {
-                        metrics.produceAnsweredWithoutOwner("deadline", routed.size());
-                    }
-                }
-            });
-        }
+        ownerDeadline.watch(bounded, answer, broker, routed.size(), ownerBound);
         return bounded;
-    }
-
-    /** How long one owner may leave its part of a write unanswered; null to wait as long as the attempt may. */
-    private Duration ownerAnswerDeadline() {
-        return writes != null ? writes.ownerAnswerDeadline(request) : null;
     }
 
     private boolean ownerMoved(List<Routed<T, E>> routed) {
@@ -670,7 +605,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             results.put(key, result);
             if (readAheads != null && api.errorCode(result) == Errors.NONE.code()) {
-                answeredBy.put(key, new Answered<>(broker, r));
+                readAheads.answered(broker, r);
             }
             if (api.errorCode(result) == api.rejection().code()) {
                 rejected(r);
