@@ -1,7 +1,7 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.presentation.FindCoordinatorResponder;
+import io.leasehold.proxy.versions.FirstVersions;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -30,7 +30,7 @@ public final class ListingAccess {
         if (!authorizer.enabled() || request.keyType() != CoordinatorType.GROUP.id()) {
             return answer;
         }
-        if (version < FindCoordinatorResponder.FIRST_BATCHED_VERSION) {
+        if (version < FirstVersions.FIND_COORDINATOR_BATCHED) {
             String singleKey = request.key();
             if (answer.errorCode() == Errors.NONE.code() && !describable(singleKey, principal)) {
                 answer.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())

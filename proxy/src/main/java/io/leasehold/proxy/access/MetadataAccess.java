@@ -1,7 +1,7 @@
 package io.leasehold.proxy.access;
 
 import io.leasehold.proxy.authorization.Authorizer;
-import io.leasehold.proxy.presentation.MetadataService;
+import io.leasehold.proxy.versions.FirstVersions;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
@@ -54,7 +54,7 @@ public final class MetadataAccess {
         boolean allTopics = asksAllTopics(request, version);
         boolean byId = !allTopics && request.topics().stream()
                 .anyMatch(topic -> topic.topicId() != null && !Uuid.ZERO_UUID.equals(topic.topicId()));
-        boolean creationAsked = version < MetadataService.FIRST_NO_CREATE_VERSION || request.allowAutoTopicCreation();
+        boolean creationAsked = version < FirstVersions.METADATA_WITHOUT_CREATION || request.allowAutoTopicCreation();
         Set<String> refused = new HashSet<>();
         if (authorizer.enabled() && creationAsked && !allTopics
                 && !authorizer.allowsQuietly(principal, AclOperation.CREATE, ResourceType.CLUSTER,

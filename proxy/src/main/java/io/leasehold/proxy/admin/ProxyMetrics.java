@@ -1,7 +1,7 @@
 package io.leasehold.proxy.admin;
 
-import io.leasehold.routing.watch.RoutingTable;
 import io.leasehold.proxy.request.MemoryBudget;
+import io.leasehold.routing.watch.RoutingTable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;

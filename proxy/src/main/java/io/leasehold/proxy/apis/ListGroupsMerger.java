@@ -2,10 +2,10 @@ package io.leasehold.proxy.apis;
 
 import io.leasehold.proxy.exchange.OutgoingRequest;
 import io.leasehold.proxy.owners.OwnerLookup;
-import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.versions.VersionBridge;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.snapshot.Ownership;

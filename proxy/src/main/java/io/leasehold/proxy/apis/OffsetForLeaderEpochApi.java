@@ -1,10 +1,10 @@
 package io.leasehold.proxy.apis;
 
+import io.leasehold.proxy.exchange.PartitionedApi;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import io.leasehold.proxy.exchange.PartitionedApi;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderPartition;

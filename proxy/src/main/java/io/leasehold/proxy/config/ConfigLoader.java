@@ -6,11 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.leasehold.proxy.presentation.NodeAddresses;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -239,7 +238,7 @@ public final class ConfigLoader {
         ProxyConfig.PresentationMode mode = Objects.requireNonNullElse(
                 in.optionalChoice(modeKey, ProxyConfig.PresentationMode.values()), ProxyConfig.PresentationMode.SINGLE_NODE);
         Integer base = in.optionalPort(baseKey);
-        String pattern = in.optionalHostPattern(patternKey, NodeAddresses.ID_PLACEHOLDER);
+        String pattern = in.optionalHostPattern(patternKey, ProxyConfig.Presentation.NODE_ID_PLACEHOLDER);
         Integer first = in.optionalInt(firstKey, 0, MAX_NODE_ID);
         Integer count = in.optionalInt(countKey, 1, MAX_NODE_COUNT);
         ConfigKey deadlineKey = key("presentation", "produceOwnerDeadline");

@@ -104,6 +104,9 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
         /** Today's and the default presentation: one node, every owner of a Produce awaited. */
         public static final Presentation SINGLE_NODE = singleNode(null);
 
+        /** What a node host pattern replaces with the node id. */
+        public static final String NODE_ID_PLACEHOLDER = "{id}";
+
         /** A node-per-owner (or, with no node settings, single-node) presentation without an owner deadline. */
         public Presentation(PresentationMode mode, int nodePortBase, String nodeHostPattern, int firstNodeId,
                             int nodeCount) {

@@ -9,10 +9,11 @@ import io.leasehold.proxy.exchange.RetryFactory;
 import io.leasehold.proxy.owners.OwnerLookup;
 import io.leasehold.proxy.owners.Target;
 import io.leasehold.proxy.protocol.ErrorResponder;
-import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.proxy.protocol.SingleGroupRequests;
+import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.versions.VersionBridge;
 import io.leasehold.routing.snapshot.RoutingSnapshot;
 import io.netty.buffer.ByteBuf;
@@ -22,15 +23,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
-import org.apache.kafka.common.message.HeartbeatRequestData;
-import org.apache.kafka.common.message.JoinGroupRequestData;
-import org.apache.kafka.common.message.LeaveGroupRequestData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetDeleteRequestData;
-import org.apache.kafka.common.message.OffsetFetchRequestData;
-import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -174,35 +168,10 @@ public final class GroupForwarder {
     }
 
     /** The group a single-group request is about. */
-    public static String groupOf(ApiMessage body, RequestFrame frame) throws MalformedRequestException {
-        String group = groupOf(body);
+    static String groupOf(ApiMessage body, RequestFrame frame) throws MalformedRequestException {
+        String group = SingleGroupRequests.groupOf(body);
         if (group == null) {
             throw new MalformedRequestException("malformed", frame + " names no consumer group", null);
-        }
-        return group;
-    }
-
-    /** The consumer group a single-group request names, or null if it names none. */
-    public static String groupOf(ApiMessage body) {
-        String group;
-        if (body instanceof JoinGroupRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof SyncGroupRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof HeartbeatRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof LeaveGroupRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof OffsetCommitRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof OffsetFetchRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof OffsetDeleteRequestData r) {
-            group = r.groupId();
-        } else if (body instanceof ConsumerGroupHeartbeatRequestData r) {
-            group = r.groupId();
-        } else {
-            group = null;
         }
         return group;
     }

@@ -1,11 +1,11 @@
 package io.leasehold.proxy.dispatch;
 
+import io.leasehold.proxy.owners.Route;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
-import io.leasehold.proxy.owners.Route;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**

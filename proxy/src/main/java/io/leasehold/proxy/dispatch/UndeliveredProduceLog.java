@@ -1,8 +1,8 @@
 package io.leasehold.proxy.dispatch;
 
-import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
+import io.leasehold.proxy.request.ClientContext;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;

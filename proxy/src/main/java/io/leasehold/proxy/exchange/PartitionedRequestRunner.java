@@ -2,11 +2,11 @@ package io.leasehold.proxy.exchange;
 
 import io.github.resilience4j.retry.Retry;
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.owners.OwnerLookup;
+import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.request.MemoryBudget;
-import io.leasehold.proxy.logging.WarningRateLimiter;
-import io.leasehold.proxy.protocol.RequestFrame;
 import io.leasehold.proxy.versions.VersionBridge;
 import io.netty.channel.EventLoop;
 import io.netty.util.Attribute;

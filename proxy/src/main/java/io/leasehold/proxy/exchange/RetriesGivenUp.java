@@ -1,9 +1,9 @@
 package io.leasehold.proxy.exchange;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
+import io.leasehold.proxy.request.ClientContext;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.protocol.ApiKeys;

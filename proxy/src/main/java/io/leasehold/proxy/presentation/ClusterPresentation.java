@@ -1,9 +1,9 @@
 package io.leasehold.proxy.presentation;
 
+import io.leasehold.proxy.owners.OwnerLookup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import io.leasehold.proxy.owners.OwnerLookup;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
 

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.presentation;
 
+import io.leasehold.proxy.versions.FirstVersions;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -16,8 +17,6 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
  * Covers the single-key versions (0-3) and the batched versions (4+).
  */
 public final class FindCoordinatorResponder {
-    public static final short FIRST_BATCHED_VERSION = 4;
-
     private final ClusterPresentation presentation;
 
     public FindCoordinatorResponder(ClusterPresentation presentation) {
@@ -25,7 +24,7 @@ public final class FindCoordinatorResponder {
     }
 
     public FindCoordinatorResponseData answer(FindCoordinatorRequestData request, short version) {
-        if (version < FIRST_BATCHED_VERSION) {
+        if (version < FirstVersions.FIND_COORDINATOR_BATCHED) {
             FindCoordinatorResponseData.Coordinator single = coordinator(request.key(), request.keyType());
             return new FindCoordinatorResponseData().setErrorCode(single.errorCode())
                     .setErrorMessage(single.errorMessage()).setNodeId(single.nodeId()).setHost(single.host())

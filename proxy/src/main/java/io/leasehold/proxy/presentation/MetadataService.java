@@ -4,6 +4,7 @@ import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.exchange.TopicNameResolver;
 import io.leasehold.proxy.owners.OwnerLookup;
 import io.leasehold.proxy.protocol.KafkaMessages;
+import io.leasehold.proxy.versions.FirstVersions;
 import io.leasehold.proxy.versions.VersionBridge;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -36,8 +37,6 @@ public final class MetadataService implements TopicNameResolver {
     /** Metadata version used to learn topic ids (first version with ids everywhere we need them). */
     private static final short TOPIC_ID_VERSION = 12;
     private static final int MAX_CACHED = 256;
-    /** First Metadata version with {@code allowAutoTopicCreation}; below it a named topic may be created. */
-    public static final short FIRST_NO_CREATE_VERSION = 4;
 
     private record Key(short version, MetadataRequestData request) {
     }
@@ -172,9 +171,9 @@ public final class MetadataService implements TopicNameResolver {
         short version = bridge.target(ApiKeys.METADATA, clientVersion);
         // Backends that cannot take the first such version keep the client's: the request then
         // cannot be written, and fails its callers rather than asking for a topic to be created.
-        if (!request.allowAutoTopicCreation() && version < FIRST_NO_CREATE_VERSION
-                && bridge.canServe(ApiKeys.METADATA, FIRST_NO_CREATE_VERSION)) {
-            return bridge.target(ApiKeys.METADATA, FIRST_NO_CREATE_VERSION);
+        if (!request.allowAutoTopicCreation() && version < FirstVersions.METADATA_WITHOUT_CREATION
+                && bridge.canServe(ApiKeys.METADATA, FirstVersions.METADATA_WITHOUT_CREATION)) {
+            return bridge.target(ApiKeys.METADATA, FirstVersions.METADATA_WITHOUT_CREATION);
         }
         return version;
     }

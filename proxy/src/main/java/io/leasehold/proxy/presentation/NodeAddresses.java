@@ -1,5 +1,7 @@
 package io.leasehold.proxy.presentation;
 
+import static io.leasehold.proxy.config.ProxyConfig.Presentation.NODE_ID_PLACEHOLDER;
+
 /**
  * Where clients reach the node of each backend broker in the node-per-owner presentation.
  * Broker ids {@code firstNodeId .. firstNodeId + nodeCount - 1} have a node; the node of broker
@@ -12,16 +14,13 @@ package io.leasehold.proxy.presentation;
  */
 public record NodeAddresses(String advertisedHost, int advertisedPort, String hostPattern, int portBase,
                             int firstNodeId, int nodeCount) {
-    /** What a host pattern replaces with the node id. */
-    public static final String ID_PLACEHOLDER = "{id}";
-
     public NodeAddresses {
         if (hostPattern == null && portBase == 0) {
             throw new IllegalArgumentException("node addresses need a port range or a host pattern with "
-                    + ID_PLACEHOLDER + ", or every node would have the same address");
+                    + NODE_ID_PLACEHOLDER + ", or every node would have the same address");
         }
-        if (hostPattern != null && !hostPattern.contains(ID_PLACEHOLDER)) {
-            throw new IllegalArgumentException("host pattern " + hostPattern + " lacks " + ID_PLACEHOLDER);
+        if (hostPattern != null && !hostPattern.contains(NODE_ID_PLACEHOLDER)) {
+            throw new IllegalArgumentException("host pattern " + hostPattern + " lacks " + NODE_ID_PLACEHOLDER);
         }
         if (nodeCount < 1 || firstNodeId < 0) {
             throw new IllegalArgumentException("node range " + firstNodeId + " + " + nodeCount + " is empty or negative");
@@ -45,7 +44,7 @@ public record NodeAddresses(String advertisedHost, int advertisedPort, String ho
 
     /** The node of broker {@code brokerId}, which must be {@linkplain #covers covered}. */
     ProxyIdentity node(int brokerId) {
-        String host = hostPattern == null ? advertisedHost : hostPattern.replace(ID_PLACEHOLDER, Integer.toString(brokerId));
+        String host = hostPattern == null ? advertisedHost : hostPattern.replace(NODE_ID_PLACEHOLDER, Integer.toString(brokerId));
         return new ProxyIdentity(brokerId, host, port(brokerId));
     }
 }

@@ -1,8 +1,8 @@
 package io.leasehold.proxy.request;
 
 import io.leasehold.proxy.backend.BackendSession;
-import io.netty.buffer.ByteBufAllocator;
 import io.leasehold.proxy.request.ConnectionPrincipal;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 

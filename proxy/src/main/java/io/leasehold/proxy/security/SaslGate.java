@@ -2,13 +2,13 @@ package io.leasehold.proxy.security;
 
 import io.leasehold.proxy.audit.AuditEvent;
 import io.leasehold.proxy.audit.AuditLog;
-import io.leasehold.proxy.request.ClientContext;
-import io.leasehold.proxy.request.ConnectionPrincipal;
-import io.leasehold.proxy.request.RequestHandler;
 import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.proxy.request.ClientContext;
+import io.leasehold.proxy.request.ConnectionPrincipal;
+import io.leasehold.proxy.request.RequestHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;

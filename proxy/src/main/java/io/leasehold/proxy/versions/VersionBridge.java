@@ -1,6 +1,5 @@
 package io.leasehold.proxy.versions;
 
-import io.leasehold.proxy.apis.FetchApi;
 import io.leasehold.proxy.protocol.ErrorResponder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -156,7 +155,7 @@ public final class VersionBridge {
      * Turns a backend response frame read in {@code target} into the client's version with the
      * client's correlation id; releases {@code frame}. Fields the client's version lacks are
      * dropped when the generated class marks them ignorable; callers reset the others first
-     * (see {@link FetchApi}).
+     * (see {@code FetchApi}).
      */
     public static ByteBuf convertResponse(ByteBufAllocator alloc, ByteBuf frame, ApiKeys api, short target,
                                    short clientVersion, int correlationId) {

@@ -2,8 +2,8 @@ package io.leasehold.proxy.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.logging.WarningRateLimiter;
+import io.leasehold.proxy.request.ClientContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
