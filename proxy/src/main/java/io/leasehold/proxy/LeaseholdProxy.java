@@ -373,11 +373,6 @@ public final class LeaseholdProxy implements AutoCloseable {
         return boundAddress;
     }
 
-    /** The admin server's bound port. */
-    public int adminPort() {
-        return admin.port();
-    }
-
     /**
      * Graceful stop: readiness turns false, no new connections, each client connection stops
      * reading and closes once the requests it has read are answered, all within

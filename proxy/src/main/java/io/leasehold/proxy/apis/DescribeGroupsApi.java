@@ -10,7 +10,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /** DescribeGroups split by group owner. */
-public final class DescribeGroupsApi extends MultiGroupApi<DescribeGroupsRequestData, DescribeGroupsResponseData, String,
+public final class DescribeGroupsApi extends MultiGroupApi<DescribeGroupsRequestData, DescribeGroupsResponseData,
+        String,
         DescribedGroup> {
 
     @Override

@@ -20,7 +20,8 @@ import org.apache.kafka.common.protocol.Errors;
  * the log end, unreplicated records included, and -2 ("debugging") drops the isolation level. A
  * client's own bytes are forwarded only when they already say -1.
  */
-public final class ListOffsetsApi implements PartitionedApi<ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsTopic,
+public final class ListOffsetsApi implements PartitionedApi<ListOffsetsRequestData, ListOffsetsResponseData,
+        ListOffsetsTopic,
         ListOffsetsPartition, ListOffsetsPartitionResponse> {
     private static final int CONSUMER = -1;
 

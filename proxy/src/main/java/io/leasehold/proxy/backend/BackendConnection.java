@@ -82,10 +82,6 @@ final class BackendConnection extends ChannelInboundHandlerAdapter implements Re
         return retired;
     }
 
-    int inFlight() {
-        return pending.size();
-    }
-
     /**
      * Completes once no request on this connection awaits its answer (at once if none is): the
      * broker answers a connection's requests one at a time, so a request written before then

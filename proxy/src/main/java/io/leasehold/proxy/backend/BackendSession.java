@@ -159,7 +159,7 @@ public final class BackendSession implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         return send(candidates.get(index), encoded, deadline).handle((response, error) -> {
-            Throwable cause = unwrap(error);
+            Throwable cause = Failures.unwrap(error);
             boolean skip = cause instanceof BackendUnreachableException
                     || idempotent && cause instanceof BackendOutcomeUnknownException;
             if (skip) {
@@ -240,13 +240,5 @@ public final class BackendSession implements AutoCloseable {
             lastWritable = writable;
             listener.writabilityChanged(writable);
         }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

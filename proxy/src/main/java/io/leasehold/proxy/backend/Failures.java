@@ -1,7 +1,5 @@
 package io.leasehold.proxy.backend;
 
-import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
-import io.leasehold.proxy.backend.BackendUnreachableException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -26,6 +24,7 @@ public final class Failures {
         return "other";
     }
 
+    /** The cause inside any CompletionException or ExecutionException wrappers. */
     public static Throwable unwrap(Throwable error) {
         Throwable e = error;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {

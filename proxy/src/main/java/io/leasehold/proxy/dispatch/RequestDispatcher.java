@@ -113,19 +113,6 @@ public final class RequestDispatcher implements RequestHandler {
     }
 
     /**
-     * A router that shows clients a single node and authorizes nothing (no ACL file configured).
-     *
-     * @param router   routing snapshot access and broker choice
-     * @param control  the proxy's own backend session (metadata and ApiVersions queries)
-     * @param identity the advertised address clients see
-     */
-    public RequestDispatcher(OwnerLookup router, BackendSession control, ByteBufAllocator alloc, ProxyIdentity identity,
-                         ProxyMetrics metrics, Settings settings) {
-        this(router, control, alloc, ClusterPresentation.singleNode(identity), metrics, settings, Authorizer.open(),
-                null);
-    }
-
-    /**
      * @param router       routing snapshot access and broker choice
      * @param control      the proxy's own backend session (metadata and ApiVersions queries)
      * @param presentation the nodes clients are shown

@@ -78,11 +78,6 @@ final class MergeGate {
         return open.isDone();
     }
 
-    /** True if what arrived is worth answering now, so partitions left to retry are not retried. */
-    boolean enough() {
-        return reportable || received >= enoughBytes;
-    }
-
     /** Stops the deadline (the exchange no longer needs the gate). */
     void close() {
         open.complete(null);

@@ -31,7 +31,8 @@ public final class OutgoingRequest {
      * @param body the frame's decoded body if the caller has it, else null (decoded only when bridging)
      * @throws UnsupportedVersionException when the client set a field the backend version lacks
      */
-    public static OutgoingRequest prepare(ByteBufAllocator alloc, RequestFrame frame, ApiMessage body, VersionBridge bridge)
+    public static OutgoingRequest prepare(ByteBufAllocator alloc, RequestFrame frame, ApiMessage body,
+            VersionBridge bridge)
             throws MalformedRequestException {
         short target = bridge.target(frame.apiKey(), frame.version());
         if (target == frame.version()) {

@@ -62,13 +62,9 @@ public final class PartitionedRequestRunner {
     /** Null: reads are not read ahead. */
     private final ReadAhead readAhead;
 
-    public PartitionedRequestRunner(OwnerLookup router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
-                     Duration defaultRetryBudget, Supplier<VersionBridge> bridges) {
-        this(router, topicIds, retries, metrics, defaultRetryBudget, bridges, null);
-    }
-
     /** @param readAhead how reads are read ahead; null for not at all */
-    public PartitionedRequestRunner(OwnerLookup router, TopicNameResolver topicIds, RetryFactory retries, ProxyMetrics metrics,
+    public PartitionedRequestRunner(OwnerLookup router, TopicNameResolver topicIds, RetryFactory retries,
+            ProxyMetrics metrics,
                      Duration defaultRetryBudget, Supplier<VersionBridge> bridges, ReadAhead readAhead) {
         this.readAhead = readAhead;
         this.bridges = bridges;
@@ -78,12 +74,6 @@ public final class PartitionedRequestRunner {
         this.metrics = metrics;
         this.defaultRetryBudget = defaultRetryBudget;
         this.givenUp = new RetriesGivenUp(LOG, metrics, WarningRateLimiter.perSecond());
-    }
-
-    /** Runs {@code request} with every entry sent on. */
-    public <Q extends ApiMessage, R extends ApiMessage, T, E, P> CompletableFuture<ReferenceCounted> execute(
-            PartitionedApi<Q, R, T, E, P> api, RequestFrame frame, Q request, ClientContext client) {
-        return execute(api, frame, request, client, EntryAccess.everything());
     }
 
     /** Runs {@code request}; the entries {@code access} refuses are answered with its error and not sent. */

@@ -57,7 +57,8 @@ public final class MetadataService implements TopicNameResolver {
     private final AtomicInteger spread = new AtomicInteger();
     private final Supplier<VersionBridge> bridges;
 
-    public MetadataService(BackendSession backends, OwnerLookup router, ClusterPresentation presentation, ByteBufAllocator alloc,
+    public MetadataService(BackendSession backends, OwnerLookup router, ClusterPresentation presentation,
+            ByteBufAllocator alloc,
                     Duration maxAge, Supplier<VersionBridge> bridges) {
         this.bridges = bridges;
         this.backends = backends;

@@ -44,7 +44,8 @@ public record NodeAddresses(String advertisedHost, int advertisedPort, String ho
 
     /** The node of broker {@code brokerId}, which must be {@linkplain #covers covered}. */
     ProxyIdentity node(int brokerId) {
-        String host = hostPattern == null ? advertisedHost : hostPattern.replace(NODE_ID_PLACEHOLDER, Integer.toString(brokerId));
+        String host = hostPattern == null ? advertisedHost : hostPattern.replace(NODE_ID_PLACEHOLDER,
+                Integer.toString(brokerId));
         return new ProxyIdentity(brokerId, host, port(brokerId));
     }
 }

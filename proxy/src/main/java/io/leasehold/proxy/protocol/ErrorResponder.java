@@ -1,7 +1,5 @@
 package io.leasehold.proxy.protocol;
 
-import io.leasehold.proxy.protocol.KafkaMessages;
-import io.leasehold.proxy.protocol.RequestFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.apache.kafka.common.errors.ApiException;

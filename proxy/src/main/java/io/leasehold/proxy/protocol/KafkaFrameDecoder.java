@@ -19,10 +19,6 @@ public final class KafkaFrameDecoder extends LengthFieldBasedFrameDecoder {
 
     private final FrameCap cap;
 
-    public KafkaFrameDecoder(int maxFrameBytes) {
-        this(maxFrameBytes, FrameCap.NONE);
-    }
-
     public KafkaFrameDecoder(int maxFrameBytes, FrameCap cap) {
         super(maxFrameBytes, 0, LENGTH_BYTES, 0, LENGTH_BYTES, true);
         this.cap = cap;

@@ -1,7 +1,6 @@
 package io.leasehold.proxy.request;
 
 import io.leasehold.proxy.backend.BackendSession;
-import io.leasehold.proxy.request.ConnectionPrincipal;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
@@ -15,12 +14,6 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  */
 public record ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
                             NegotiatedVersions versions, ByteBufAllocator alloc, String remote, Channel channel) {
-
-    /** A context without a client channel, for handlers that keep no per-connection state. */
-    public ClientContext(BackendSession backends, PartitionWriteOrder writeOrder, ConnectionWork work,
-                         NegotiatedVersions versions, ByteBufAllocator alloc, String remote) {
-        this(backends, writeOrder, work, versions, alloc, remote, null);
-    }
 
     /**
      * The principal this connection has authenticated as (by SASL);

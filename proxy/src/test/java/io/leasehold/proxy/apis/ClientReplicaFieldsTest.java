@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedApi;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
@@ -112,14 +113,16 @@ class ClientReplicaFieldsTest {
     /** Runs {@code request} through the proxy's routing; null for a Fetch answer streamed from one owner. */
     private <Q extends ApiMessage, R extends ApiMessage> R send(PartitionedApi<Q, R, ?, ?, ?> api, short version,
                                                                 Q request) throws Exception {
-        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot), List.of()),
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot),
+                List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, api.apiKey(), version, "consumer", request);
         KafkaMessages.withRequestCorrelationId(buf, 9);
         RequestFrame frame = RequestFrame.parse(buf);
-        ReferenceCounted answer = routing.execute(api, frame, frame.decodeBody(), client).get(10, TimeUnit.SECONDS);
+        ReferenceCounted answer = routing.execute(api, frame, frame.decodeBody(), client,
+                EntryAccess.everything()).get(10, TimeUnit.SECONDS);
         if (answer instanceof ResponseStream stream) {
             // A single owner's Fetch answer streamed to the client: what matters here is what the broker was asked.
             backends.session().eventLoop().submit(stream::close).get(10, TimeUnit.SECONDS);

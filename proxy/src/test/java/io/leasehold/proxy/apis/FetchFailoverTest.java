@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
 import io.leasehold.proxy.owners.OwnerLookup;
@@ -94,10 +95,11 @@ class FetchFailoverTest {
     private static final Function<ApiMessage, ApiMessage> HANGS_UP = body -> null;
 
     private FetchResponseData fetch(RoutingSnapshot snapshot, int maxWaitMs, int... partitions) throws Exception {
-        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot), List.of()),
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot),
+                List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
         List<FetchRequestData.FetchPartition> wanted = new ArrayList<>();
         for (int p : partitions) {
             wanted.add(new FetchRequestData.FetchPartition().setPartition(p));
@@ -108,7 +110,7 @@ class FetchFailoverTest {
         KafkaMessages.withRequestCorrelationId(buf, 5);
         RequestFrame frame = RequestFrame.parse(buf);
         ByteBuf responseFrame = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(),
-                TestClients.on(session)).get(20, TimeUnit.SECONDS);
+                TestClients.on(session), EntryAccess.everything()).get(20, TimeUnit.SECONDS);
         try {
             return KafkaMessages.decodeResponse(responseFrame, ApiKeys.FETCH, VERSION);
         } finally {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
 import io.leasehold.proxy.owners.OwnerLookup;
@@ -98,10 +99,11 @@ class FetchRoutingTest {
         BrokerAddress b = new BrokerAddress(2, "127.0.0.1", brokerB.port(), null);
         RoutingSnapshot snapshot = RoutingSnapshot.builder().broker(a).broker(b)
                 .partition("events", 0, new Ownership(1, 3)).partition("events", 1, new Ownership(2, 4)).build();
-        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot), List.of()),
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot),
+                List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of(TOPIC_ID, "events")),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
         // min_bytes above what both send: the merged answer waits for both owners (they answer at once).
         FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(5000).setMinBytes(1 << 20).setSessionId(0).setSessionEpoch(0)
                 .setTopics(List.of(new FetchRequestData.FetchTopic().setTopicId(TOPIC_ID).setPartitions(List.of(
@@ -112,7 +114,7 @@ class FetchRoutingTest {
         RequestFrame frame = RequestFrame.parse(buf);
 
         ByteBuf responseFrame = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(),
-                TestClients.on(session))
+                TestClients.on(session), EntryAccess.everything())
                 .get(10, TimeUnit.SECONDS);
         List<String> values = new ArrayList<>();
         FetchResponseData response;

@@ -3,6 +3,7 @@ package io.leasehold.proxy.apis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedApi;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
@@ -138,7 +139,8 @@ class MergeCostTest {
     /** Runs {@code request} through routing with reads ahead on, checks every partition is answered. */
     private <Q extends ApiMessage, R extends ApiMessage> R send(PartitionedApi<Q, R, ?, ?, ?> api, short version,
                                                                 Q request) throws Exception {
-        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(routes.build()), List.of()),
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(
+                new OwnerLookup(new FixedRoutes(routes.build()), List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
                 Duration.ofSeconds(30), VersionBridge::none,
@@ -146,7 +148,8 @@ class MergeCostTest {
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, api.apiKey(), version, "client", request);
         KafkaMessages.withRequestCorrelationId(buf, 11);
         RequestFrame frame = RequestFrame.parse(buf);
-        ByteBuf response = (ByteBuf) routing.execute(api, frame, request, client).get(20, TimeUnit.SECONDS);
+        ByteBuf response = (ByteBuf) routing.execute(api, frame, request, client, EntryAccess.everything()).get(20,
+                TimeUnit.SECONDS);
         try {
             return KafkaMessages.decodeResponse(response, api.apiKey(), version);
         } finally {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
 import io.leasehold.proxy.owners.OwnerLookup;
@@ -120,10 +121,11 @@ class MergedFetchTest {
 
     private CompletableFuture<FetchResponseData> fetch(RoutingSnapshot snapshot, int maxWaitMs, int minBytes,
                                                        int maxBytes) throws Exception {
-        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot), List.of()),
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot),
+                List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(30), VersionBridge::none);
+                Duration.ofSeconds(30), VersionBridge::none, null);
         FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(maxWaitMs).setMinBytes(minBytes).setMaxBytes(maxBytes)
                 .setSessionEpoch(-1).setTopics(List.of(new FetchRequestData.FetchTopic().setTopic("events")
                         .setPartitions(List.of(new FetchRequestData.FetchPartition().setPartition(0)
@@ -132,7 +134,8 @@ class MergedFetchTest {
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.FETCH, VERSION, "consumer", fetch);
         KafkaMessages.withRequestCorrelationId(buf, 5);
         RequestFrame frame = RequestFrame.parse(buf);
-        return routing.execute(new FetchApi(), frame, frame.decodeBody(), client).thenApply(r -> {
+        return routing.execute(new FetchApi(), frame, frame.decodeBody(), client,
+                EntryAccess.everything()).thenApply(r -> {
             ByteBuf responseFrame = (ByteBuf) r;
             try {
                 return KafkaMessages.decodeResponse(responseFrame, ApiKeys.FETCH, VERSION);

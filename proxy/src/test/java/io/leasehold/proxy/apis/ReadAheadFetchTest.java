@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
 import io.leasehold.proxy.owners.OwnerLookup;
@@ -142,7 +143,8 @@ class ReadAheadFetchTest {
     }
 
     /** A Fetch of the partitions {@code offsets} names, each at its offset there. */
-    private FetchResponseData fetch(PartitionedRequestRunner routing, IsolationLevel isolation, Map<Integer, Long> offsets)
+    private FetchResponseData fetch(PartitionedRequestRunner routing, IsolationLevel isolation, Map<Integer,
+            Long> offsets)
             throws Exception {
         // min_bytes above all the data and a long max_wait: the answer waits for every owner, also
         // while their connections are still being opened on a loaded machine (none is left behind).
@@ -156,7 +158,8 @@ class ReadAheadFetchTest {
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.FETCH, VERSION, "consumer", fetch);
         KafkaMessages.withRequestCorrelationId(buf, 5);
         RequestFrame frame = RequestFrame.parse(buf);
-        ByteBuf response = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(), client)
+        ByteBuf response = (ByteBuf) routing.execute(new FetchApi(), frame, frame.decodeBody(), client,
+                EntryAccess.everything())
                 .get(10, TimeUnit.SECONDS);
         try {
             return KafkaMessages.decodeResponse(response, ApiKeys.FETCH, VERSION);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.backend.ResponseStream;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
 import io.leasehold.proxy.owners.OwnerLookup;
@@ -97,7 +98,7 @@ class StreamedFetchTest {
         PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(routes, List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of(TOPIC_ID, "events")),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(registry),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
         // A long poll the owner does not use (it answers at once): a loaded machine's first answer
         // must not miss the attempt deadline, which would retry the read on the merged path.
         FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(5000).setSessionEpoch(-1)
@@ -107,7 +108,8 @@ class StreamedFetchTest {
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.FETCH, VERSION, "consumer", fetch);
         RequestFrame frame = RequestFrame.parse(buf);
 
-        Object answer = routing.execute(new FetchApi(), frame, frame.decodeBody(), TestClients.on(session))
+        Object answer = routing.execute(new FetchApi(), frame, frame.decodeBody(), TestClients.on(session),
+                EntryAccess.everything())
                 .get(10, TimeUnit.SECONDS);
         assertThat(answer).as("a single owner's answer is streamed").isInstanceOf(ResponseStream.class);
         FetchResponseData response = readWhole((ResponseStream) answer);

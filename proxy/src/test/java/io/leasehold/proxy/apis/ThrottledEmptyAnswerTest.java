@@ -3,6 +3,7 @@ package io.leasehold.proxy.apis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.exchange.EntryAccess;
 import io.leasehold.proxy.exchange.PartitionedApi;
 import io.leasehold.proxy.exchange.PartitionedRequestRunner;
 import io.leasehold.proxy.exchange.RetryFactory;
@@ -66,14 +67,16 @@ class ThrottledEmptyAnswerTest {
 
     private <Q extends ApiMessage, R extends ApiMessage> R send(PartitionedApi<Q, R, ?, ?, ?> api, short version,
                                                                 Q request, RoutingSnapshot snapshot) throws Exception {
-        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot), List.of()),
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(new FixedRoutes(snapshot),
+                List.of()),
                 ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
         ByteBuf buf = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, api.apiKey(), version, "client", request);
         KafkaMessages.withRequestCorrelationId(buf, 3);
         RequestFrame frame = RequestFrame.parse(buf);
-        ByteBuf response = (ByteBuf) routing.execute(api, frame, frame.decodeBody(), client).get(10, TimeUnit.SECONDS);
+        ByteBuf response = (ByteBuf) routing.execute(api, frame, frame.decodeBody(), client,
+                EntryAccess.everything()).get(10, TimeUnit.SECONDS);
         try {
             return KafkaMessages.decodeResponse(response, api.apiKey(), version);
         } finally {

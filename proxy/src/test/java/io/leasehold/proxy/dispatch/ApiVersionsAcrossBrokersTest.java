@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.owners.OwnerLookup;
+import io.leasehold.proxy.presentation.ClusterPresentation;
 import io.leasehold.proxy.presentation.ProxyIdentity;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -101,7 +103,8 @@ class ApiVersionsAcrossBrokersTest {
     void advertisesTheProxysRangeNarrowedToWhatItCanBridgeToEveryBrokerAndDropsApisABrokerMarksUnsupported()
             throws Exception {
         routes.current.set(bothBrokers());
-        ApiVersionsService service = new ApiVersionsService(control, new OwnerLookup(routes, List.of()), new RoutePolicy(),
+        ApiVersionsService service = new ApiVersionsService(control, new OwnerLookup(routes, List.of()),
+                new RoutePolicy(),
                 ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));
 
         ApiVersionsResponseData answer = service.answer().get(10, TimeUnit.SECONDS);
@@ -132,7 +135,8 @@ class ApiVersionsAcrossBrokersTest {
     void aBrokerThatDoesNotAnswerIsLeftOutOfTheIntersection() throws Exception {
         narrow.close();
         routes.current.set(bothBrokers());
-        ApiVersionsService service = new ApiVersionsService(control, new OwnerLookup(routes, List.of()), new RoutePolicy(),
+        ApiVersionsService service = new ApiVersionsService(control, new OwnerLookup(routes, List.of()),
+                new RoutePolicy(),
                 ByteBufAllocator.DEFAULT, Duration.ofMinutes(1));
 
         ApiVersionsResponseData answer = service.answer().get(10, TimeUnit.SECONDS);
@@ -143,9 +147,12 @@ class ApiVersionsAcrossBrokersTest {
     @Test
     void aConnectionKeepsTheVersionsItNegotiatedWhenANarrowerBrokerJoins() throws Exception {
         routes.current.set(RoutingSnapshot.builder().broker(new BrokerAddress(1, "127.0.0.1", wide.port(), null)).build());
-        RequestDispatcher router = new RequestDispatcher(new OwnerLookup(routes, List.of()), control, ByteBufAllocator.DEFAULT,
-                new ProxyIdentity(0, "proxy.example", 9092), new ProxyMetrics(new SimpleMeterRegistry()),
-                new RequestDispatcher.Settings(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofSeconds(5)));
+        RequestDispatcher router = new RequestDispatcher(new OwnerLookup(routes, List.of()), control,
+                ByteBufAllocator.DEFAULT,
+                ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)),
+                        new ProxyMetrics(new SimpleMeterRegistry()),
+                new RequestDispatcher.Settings(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(5),
+                        Duration.ofSeconds(5)), Authorizer.open(), null);
         ClientContext early = TestClients.on(clientSession);
         assertThat(apiVersions(router, early).apiKeys().find(ApiKeys.METADATA.id).minVersion()).isEqualTo((short) 0);
 
@@ -170,7 +177,8 @@ class ApiVersionsAcrossBrokersTest {
                 .broker(new BrokerAddress(2, "127.0.0.1", narrow.port(), null)).build();
     }
 
-    private static ApiVersionsResponseData apiVersions(RequestDispatcher router, ClientContext client) throws Exception {
+    private static ApiVersionsResponseData apiVersions(RequestDispatcher router,
+            ClientContext client) throws Exception {
         ByteBuf request = KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT, ApiKeys.API_VERSIONS, (short) 3, "client",
                 new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1"));
         ReferenceCounted response = router.handle(RequestFrame.parse(request), client).get(10, TimeUnit.SECONDS);

@@ -3,10 +3,12 @@ package io.leasehold.proxy.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.owners.OwnerLookup;
+import io.leasehold.proxy.presentation.ClusterPresentation;
 import io.leasehold.proxy.presentation.ProxyIdentity;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -121,9 +123,9 @@ class ControlRequestsTest {
 
     private RequestDispatcher router(RoutingSnapshot snapshot) {
         return new RequestDispatcher(new OwnerLookup(new FixedRoutes(snapshot), List.of()), control,
-                ByteBufAllocator.DEFAULT, new ProxyIdentity(0, "proxy.example", 9092),
+                ByteBufAllocator.DEFAULT, ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)),
                 new ProxyMetrics(new SimpleMeterRegistry()), new RequestDispatcher.Settings(Duration.ofMinutes(1),
-                Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofSeconds(5)));
+                Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofSeconds(5)), Authorizer.open(), null);
     }
 
     private RoutingSnapshot bothBrokers() {

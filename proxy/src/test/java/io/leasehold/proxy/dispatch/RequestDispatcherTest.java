@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.backend.BackendSession;
 import io.leasehold.proxy.owners.OwnerLookup;
+import io.leasehold.proxy.presentation.ClusterPresentation;
 import io.leasehold.proxy.presentation.ProxyIdentity;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.RequestFrame;
@@ -86,9 +88,11 @@ class RequestDispatcherTest {
     private RequestDispatcher routerToTheScriptedBroker(ProxyMetrics metrics) {
         OwnerLookup owners = new OwnerLookup(new FixedRoutes(RoutingSnapshot.builder()
                 .broker(new BrokerAddress(7, "127.0.0.1", broker.port(), null)).build()), List.of());
-        return new RequestDispatcher(owners, control, ByteBufAllocator.DEFAULT, new ProxyIdentity(0, "proxy.example", 9092),
-                metrics, new RequestDispatcher.Settings(Duration.ofMinutes(1), Duration.ofMillis(1), Duration.ofMillis(5),
-                        Duration.ofSeconds(5)));
+        return new RequestDispatcher(owners, control, ByteBufAllocator.DEFAULT,
+                ClusterPresentation.singleNode(new ProxyIdentity(0, "proxy.example", 9092)),
+                metrics, new RequestDispatcher.Settings(Duration.ofMinutes(1), Duration.ofMillis(1),
+                        Duration.ofMillis(5),
+                        Duration.ofSeconds(5)), Authorizer.open(), null);
     }
 
     @Test
@@ -162,7 +166,7 @@ class RequestDispatcherTest {
                 .setMinVersion((short) 0).setMaxVersion((short) 6));
         versions.remember(new ApiVersionsResponseData().setApiKeys(keys));
         ClientContext client = new ClientContext(clientSession, new PartitionWriteOrder(),
-                new ConnectionWork(new ActiveRequests(), () -> { }), versions, new RefusingAllocator(), "test");
+                new ConnectionWork(new ActiveRequests(), () -> { }), versions, new RefusingAllocator(), "test", null);
         RequestFrame request = RequestFrame.parse(KafkaMessages.encodeRequest(ByteBufAllocator.DEFAULT,
                 ApiKeys.FIND_COORDINATOR, (short) 3, "client", new FindCoordinatorRequestData().setKey("orders")));
 

@@ -24,7 +24,7 @@ class UndeliveredProduceLogTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private final UndeliveredProduceLog log = new UndeliveredProduceLog(new RecordingLogger(lines),
             new WarningRateLimiter(1000, now::get));
-    private final ClientContext client = new ClientContext(null, null, null, null, null, "/10.0.0.7:40000");
+    private final ClientContext client = new ClientContext(null, null, null, null, null, "/10.0.0.7:40000", null);
 
     private static ProduceResponseData undelivered(String topic, int partitions) {
         ProduceResponseData.TopicProduceResponse response = new ProduceResponseData.TopicProduceResponse().setName(topic);

@@ -159,12 +159,12 @@ class PartitionedRequestRunnerTest {
         PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(table, List.of()),
                 ids -> java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(registry),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
 
         RequestFrame frame = produceFrame((short) -1);
         ProduceRequestData request = frame.decodeBody();
         ByteBuf responseFrame = (ByteBuf) starter.run(() -> routing.execute(new ProduceApi(null), frame, request,
-                TestClients.on(session)))
+                TestClients.on(session), EntryAccess.everything()))
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
         try {
@@ -199,12 +199,12 @@ class PartitionedRequestRunnerTest {
         PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(table, List.of()),
                 ids -> java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of()),
                 new RetryFactory(Duration.ofMillis(1), Duration.ofMillis(5)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
 
         RequestFrame frame = produceFrame((short) 1);
         ProduceRequestData request = frame.decodeBody();
         ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(null), frame, request,
-                TestClients.on(session))
+                TestClients.on(session), EntryAccess.everything())
                 .get(10, TimeUnit.SECONDS);
         ProduceResponseData response;
         try {

@@ -103,9 +103,10 @@ class ProduceAttemptsTest {
     }
 
     private PartitionedRequestRunner routing(SwitchingRoutes table) {
-        return new PartitionedRequestRunner(new OwnerLookup(table, List.of()), ids -> CompletableFuture.completedFuture(Map.of()),
+        return new PartitionedRequestRunner(new OwnerLookup(table, List.of()),
+                ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(20), Duration.ofMillis(50)), new ProxyMetrics(registry),
-                Duration.ofSeconds(5), VersionBridge::none);
+                Duration.ofSeconds(5), VersionBridge::none, null);
     }
 
     private double givenUp(String reason) {
@@ -144,16 +145,19 @@ class ProduceAttemptsTest {
         return RequestFrame.parse(buf);
     }
 
-    private static ProduceResponseData.PartitionProduceResponse produce(PartitionedRequestRunner routing, RequestFrame frame,
+    private static ProduceResponseData.PartitionProduceResponse produce(PartitionedRequestRunner routing,
+            RequestFrame frame,
                                                                        ClientContext client) throws Exception {
         return produce(routing, frame, client, Duration.ofSeconds(10));
     }
 
     /** Fails unless the answer comes within {@code clientWaits}. */
-    private static ProduceResponseData.PartitionProduceResponse produce(PartitionedRequestRunner routing, RequestFrame frame,
+    private static ProduceResponseData.PartitionProduceResponse produce(PartitionedRequestRunner routing,
+            RequestFrame frame,
                                                                        ClientContext client, Duration clientWaits)
             throws Exception {
-        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(null), frame, frame.decodeBody(), client)
+        ByteBuf responseFrame = (ByteBuf) routing.execute(new ProduceApi(null), frame, frame.decodeBody(), client,
+                EntryAccess.everything())
                 .get(clientWaits.toMillis(), TimeUnit.MILLISECONDS);
         try {
             return KafkaMessages.<ProduceResponseData>decodeResponse(responseFrame, ApiKeys.PRODUCE, VERSION)
@@ -171,7 +175,8 @@ class ProduceAttemptsTest {
             RequestFrame frame = produceFrame(version, 30_000, 0, 1);
 
             ByteBuf forwarded = (ByteBuf) routing(ownedBy(owner))
-                    .execute(new ProduceApi(null), frame, frame.decodeBody(), TestClients.on(session))
+                    .execute(new ProduceApi(null), frame, frame.decodeBody(), TestClients.on(session),
+                            EntryAccess.everything())
                     .get(10, TimeUnit.SECONDS);
             ByteBuf expected = KafkaMessages.encodeResponse(ByteBufAllocator.DEFAULT, ApiKeys.PRODUCE, version, 42,
                     answer);
@@ -310,7 +315,7 @@ class ProduceAttemptsTest {
             PartitionedRequestRunner routing = routing(table);
             RequestFrame frame = produceFrame(30_000);
             CompletableFuture<?> pending = routing.execute(new ProduceApi(null), frame, frame.decodeBody(),
-                    TestClients.on(session));
+                    TestClients.on(session), EntryAccess.everything());
             Thread.sleep(300);
             assertThat(pending).as("the paused owner holds the write").isNotDone();
 
@@ -333,7 +338,7 @@ class ProduceAttemptsTest {
         ConnectionWork work = new ConnectionWork(new ActiveRequests(), () -> { });
         work.clientClosed();
         ClientContext gone = new ClientContext(session, new PartitionWriteOrder(), work, new NegotiatedVersions(),
-                ByteBufAllocator.DEFAULT, "gone");
+                ByteBufAllocator.DEFAULT, "gone", null);
 
         produce(routing(ownedBy(owner)), produceFrame(5_000), gone);
 
@@ -347,7 +352,8 @@ class ProduceAttemptsTest {
         RequestFrame negativePartition = produceFrame(5_000, -1);
 
         assertThatThrownBy(() -> routing(ownedBy(owner)).execute(new ProduceApi(null), negativePartition,
-                negativePartition.decodeBody(), TestClients.on(session)).get(10, TimeUnit.SECONDS))
+                negativePartition.decodeBody(), TestClients.on(session), EntryAccess.everything())
+                .get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class);
         assertThat(negativePartition.refCnt()).as("the request frame is released").isZero();
         assertThat(received).isEmpty();
@@ -363,7 +369,8 @@ class ProduceAttemptsTest {
         ClientContext client = TestClients.on(session);
         RequestFrame first = produceFrame(5_000);
 
-        assertThatThrownBy(() -> routing.execute(new ProduceApi(null), first, first.decodeBody(), client)
+        assertThatThrownBy(() -> routing.execute(new ProduceApi(null), first, first.decodeBody(), client,
+                EntryAccess.everything())
                 .get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
         assertThat(first.refCnt()).as("the request frame is released").isZero();
 

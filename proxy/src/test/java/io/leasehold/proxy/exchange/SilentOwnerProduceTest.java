@@ -86,9 +86,10 @@ class SilentOwnerProduceTest {
     }
 
     private static PartitionedRequestRunner routing(SwitchingRoutes table) {
-        return new PartitionedRequestRunner(new OwnerLookup(table, List.of()), ids -> CompletableFuture.completedFuture(Map.of()),
+        return new PartitionedRequestRunner(new OwnerLookup(table, List.of()),
+                ids -> CompletableFuture.completedFuture(Map.of()),
                 new RetryFactory(Duration.ofMillis(20), Duration.ofMillis(50)), new ProxyMetrics(new SimpleMeterRegistry()),
-                Duration.ofSeconds(30), VersionBridge::none);
+                Duration.ofSeconds(30), VersionBridge::none, null);
     }
 
     /** A Produce (acks=all, the client waits 30 s) of one record to each of partitions 0 and 1 of "t". */
@@ -110,7 +111,8 @@ class SilentOwnerProduceTest {
     private static Map<Integer, Errors> produce(PartitionedRequestRunner routing, ProduceApi api, ClientContext client)
             throws Exception {
         RequestFrame frame = twoPartitionWrite();
-        ByteBuf responseFrame = (ByteBuf) routing.execute(api, frame, frame.decodeBody(), client)
+        ByteBuf responseFrame = (ByteBuf) routing.execute(api, frame, frame.decodeBody(), client,
+                EntryAccess.everything())
                 .get(ANSWERED_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
         try {
             Map<Integer, Errors> errors = new HashMap<>();
@@ -202,7 +204,7 @@ class SilentOwnerProduceTest {
         RequestFrame frame = twoPartitionWrite();
 
         CompletableFuture<ReferenceCounted> pending = routing(routes(live, silent)).execute(new ProduceApi(null),
-                frame, frame.decodeBody(), TestClients.on(backends.session()));
+                frame, frame.decodeBody(), TestClients.on(backends.session()), EntryAccess.everything());
         // The answer comes when the teardown closes the silent broker's connection: nobody else frees it.
         pending.thenAccept(ReferenceCounted::release);
 

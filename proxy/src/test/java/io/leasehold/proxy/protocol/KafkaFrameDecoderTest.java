@@ -17,7 +17,7 @@ class KafkaFrameDecoderTest {
 
     @Test
     void cutsFramesAndStripsTheLength() {
-        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64));
+        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64, FrameCap.NONE));
         channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 3, 7, 8, 9, 0, 0, 0, 1}));
         ByteBuf frame = channel.readInbound();
         try {
@@ -32,7 +32,7 @@ class KafkaFrameDecoderTest {
 
     @Test
     void reportsANegativeLengthAsNegative() {
-        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64));
+        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64, FrameCap.NONE));
         assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {-1, -1, -1, -5, 1})))
                 .isInstanceOf(CorruptedFrameException.class).hasMessageContaining("-5");
         channel.finishAndReleaseAll();
@@ -40,7 +40,7 @@ class KafkaFrameDecoderTest {
 
     @Test
     void rejectsOversizedFramesBeforeBufferingThem() {
-        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64));
+        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64, FrameCap.NONE));
         assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 1, 0, 1})))
                 .isInstanceOf(TooLongFrameException.class).hasMessageContaining("exceeds 64");
         channel.finishAndReleaseAll();
@@ -54,7 +54,8 @@ class KafkaFrameDecoderTest {
     @Test
     void stopsCuttingFramesOnceTheConnectionIsClosed() {
         AtomicInteger frames = new AtomicInteger();
-        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64), new ChannelInboundHandlerAdapter() {
+        EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(64, FrameCap.NONE),
+                new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 frames.incrementAndGet();

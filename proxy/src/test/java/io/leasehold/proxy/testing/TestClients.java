@@ -35,7 +35,7 @@ public final class TestClients {
     public static ClientContext on(BackendSession session) {
         return new ClientContext(session, new PartitionWriteOrder(), new ConnectionWork(new ActiveRequests(), () -> { }),
                 new NegotiatedVersions(),
-                ByteBufAllocator.DEFAULT, "test");
+                ByteBufAllocator.DEFAULT, "test", null);
     }
 
     /** As {@link #on(BackendSession)}, with {@code channel} as the client's channel (where per-connection state lives). */
