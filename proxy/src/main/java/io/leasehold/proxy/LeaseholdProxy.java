@@ -1,6 +1,7 @@
 package io.leasehold.proxy;
 
 import io.etcd.jetcd.Client;
+import io.leasehold.proxy.access.AccessRules;
 import io.leasehold.proxy.admin.AdminServer;
 import io.leasehold.proxy.admin.EventLoopHeartbeat;
 import io.leasehold.proxy.admin.ProxyMetrics;
@@ -243,7 +244,8 @@ public final class LeaseholdProxy implements AutoCloseable {
                         routing.retryMaxBackoff(), backends.requestTimeout(),
                         config.presentation().produceOwnerDeadline()), authorizer,
                 // Through one node a client has one fetch in flight for all owners: reads ahead give back the rest.
-                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing);
+                config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing,
+                new AccessRules());
         RequestHandler served = requests;
         if (quotas != null) {
             QuotaMetrics quotaMetrics = new QuotaMetrics(registry);

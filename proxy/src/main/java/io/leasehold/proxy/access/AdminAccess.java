@@ -3,7 +3,6 @@ package io.leasehold.proxy.access;
 import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.exchange.AdminSplit;
 import io.leasehold.proxy.exchange.ResourceSplit;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -21,7 +20,6 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
@@ -38,19 +36,10 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * and the rest of the request is carried out.
  */
 public final class AdminAccess {
-    private static final Set<ApiKeys> PER_RESOURCE = EnumSet.of(ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
-            ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
-            ApiKeys.INCREMENTAL_ALTER_CONFIGS);
-
     private final Authorizer authorizer;
 
     public AdminAccess(Authorizer authorizer) {
         this.authorizer = authorizer;
-    }
-
-    /** Whether {@code api} is decided here, resource by resource. */
-    public static boolean decidesPerResource(ApiKeys api) {
-        return PER_RESOURCE.contains(api);
     }
 
     /**

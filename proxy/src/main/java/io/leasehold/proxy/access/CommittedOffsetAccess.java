@@ -58,7 +58,7 @@ public final class CommittedOffsetAccess {
      * @param topicNames names of the topic ids in {@code answer} (see {@link #topicIds})
      */
     public OffsetFetchResponseData visible(OffsetFetchRequestData request, OffsetFetchResponseData answer,
-                                    KafkaPrincipal principal, Map<Uuid, String> topicNames) {
+                                           KafkaPrincipal principal, Map<Uuid, String> topicNames) {
         if (!authorizer.enabled()) {
             return answer;
         }

@@ -31,7 +31,7 @@ public final class DescribedGroupAccess {
 
     /** Restricts {@code answer} (in place) to what {@code principal} may see, and returns it. */
     public ConsumerGroupDescribeResponseData visible(ConsumerGroupDescribeResponseData answer,
-            KafkaPrincipal principal) {
+                                                     KafkaPrincipal principal) {
         if (!authorizer.enabled()) {
             return answer;
         }

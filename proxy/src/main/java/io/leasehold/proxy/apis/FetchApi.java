@@ -1,14 +1,18 @@
 package io.leasehold.proxy.apis;
 
 import io.leasehold.proxy.backend.ResponseInspector;
+import io.leasehold.proxy.exchange.MergedRead;
 import io.leasehold.proxy.exchange.PartitionErrorWalker;
 import io.leasehold.proxy.exchange.PartitionedApi;
 import io.leasehold.proxy.exchange.ReadAheads;
+import io.leasehold.proxy.exchange.ReadsAhead;
+import io.leasehold.proxy.exchange.StreamedAnswer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
@@ -41,7 +45,8 @@ import org.apache.kafka.common.record.internal.Records;
  * {@link ReadAheads}).
  */
 public final class FetchApi implements PartitionedApi<FetchRequestData, FetchResponseData, FetchTopic, FetchPartition,
-        PartitionData> {
+        PartitionData>, ReadsAhead<FetchRequestData, FetchPartition, PartitionData>,
+        MergedRead<FetchRequestData, PartitionData>, StreamedAnswer {
     private static final int SESSIONLESS_EPOCH = -1;
     private static final int NO_REPLICA = -1;
     /** The replica id a consumer sends (v0-14 {@code ReplicaId}, v15+ {@code ReplicaState.ReplicaId}). */
@@ -191,8 +196,18 @@ public final class FetchApi implements PartitionedApi<FetchRequestData, FetchRes
     }
 
     @Override
-    public boolean readsAhead() {
-        return true;
+    public Optional<ReadsAhead<FetchRequestData, FetchPartition, PartitionData>> readsAhead() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<MergedRead<FetchRequestData, PartitionData>> mergedRead() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<StreamedAnswer> streamedAnswer() {
+        return Optional.of(this);
     }
 
     @Override

@@ -1,10 +1,12 @@
 package io.leasehold.proxy.apis;
 
+import io.leasehold.proxy.exchange.OrderedWrites;
 import io.leasehold.proxy.exchange.PartitionedApi;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
@@ -21,7 +23,7 @@ import org.apache.kafka.common.protocol.Errors;
  * the request's timeout, and each forwards only the time left.
  */
 public final class ProduceApi implements PartitionedApi<ProduceRequestData, ProduceResponseData, TopicProduceData,
-        PartitionProduceData, PartitionProduceResponse> {
+        PartitionProduceData, PartitionProduceResponse>, OrderedWrites<ProduceRequestData> {
     /**
      * Share of the client's timeout the proxy may spend retrying: the answer reaches the client
      * before it gives up and re-sends, which would duplicate records of non-idempotent producers.
@@ -161,7 +163,7 @@ public final class ProduceApi implements PartitionedApi<ProduceRequestData, Prod
     }
 
     @Override
-    public boolean ordersWrites() {
-        return true;
+    public Optional<OrderedWrites<ProduceRequestData>> orderedWrites() {
+        return Optional.of(this);
     }
 }

@@ -1,12 +1,9 @@
 package io.leasehold.proxy.dispatch;
 
+import io.leasehold.proxy.access.AccessRule;
+import io.leasehold.proxy.access.AccessRules;
 import io.leasehold.proxy.access.AdminAccess;
-import io.leasehold.proxy.access.CommittedOffsetAccess;
-import io.leasehold.proxy.access.DescribedGroupAccess;
-import io.leasehold.proxy.access.ListingAccess;
-import io.leasehold.proxy.access.MetadataAccess;
-import io.leasehold.proxy.access.PartitionAccess;
-import io.leasehold.proxy.access.RequestAccess;
+import io.leasehold.proxy.access.AnswerFilter;
 import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.apis.AclApis;
 import io.leasehold.proxy.apis.ConsumerGroupDescribeApi;
@@ -54,13 +51,12 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
-import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
-import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -95,6 +91,7 @@ public final class RequestDispatcher implements RequestHandler {
     private final Authorizer authorizer;
     private final RequestAuditing auditing;
     private final AclApis aclApis;
+    private final AccessRules rules;
     private final UndeliveredProduceLog undelivered = new UndeliveredProduceLog(LOG, WarningRateLimiter.perSecond());
 
     /** A consumer asks again within milliseconds of taking an answer: a read ahead not asked for by then is stale. */
@@ -126,7 +123,7 @@ public final class RequestDispatcher implements RequestHandler {
                          ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
                          Authorizer authorizer, MemoryBudget readAheadBudget) {
         this(router, control, alloc, presentation, metrics, settings, authorizer, readAheadBudget,
-                RequestAuditing.off());
+                RequestAuditing.off(), new AccessRules());
     }
 
     /**
@@ -134,12 +131,15 @@ public final class RequestDispatcher implements RequestHandler {
      * ProxyMetrics, Settings, Authorizer, MemoryBudget)}, reporting decisions to an audit log.
      *
      * @param auditing gives each request its authorizer, reporting its decisions to the audit log
+     * @param rules    what each API needs from the ACLs
      */
     public RequestDispatcher(OwnerLookup router, BackendSession control, ByteBufAllocator alloc,
                          ClusterPresentation presentation, ProxyMetrics metrics, Settings settings,
-                         Authorizer authorizer, MemoryBudget readAheadBudget, RequestAuditing auditing) {
+                         Authorizer authorizer, MemoryBudget readAheadBudget, RequestAuditing auditing,
+                         AccessRules rules) {
         this.authorizer = authorizer;
         this.auditing = auditing;
+        this.rules = rules;
         this.aclApis = new AclApis(authorizer);
         RetryFactory retries = new RetryFactory(settings.retryInitialBackoff(), settings.retryMaxBackoff());
         this.presentation = presentation;
@@ -194,14 +194,12 @@ public final class RequestDispatcher implements RequestHandler {
         switch (route) {
             case LOCAL:
                 FindCoordinatorRequestData find = request.decodeBody();
-                ListingAccess coordinatorAccess = new ListingAccess(decider(request, client));
-                return respond(request, client, coordinatorAccess.coordinators(find, request.version(),
-                        coordinators.answer(find, request.version()), client.principal()));
+                AnswerFilter coordinatorsSeen = seen(request, client, find);
+                return respond(request, client, coordinatorsSeen.visible(coordinators.answer(find, request.version()),
+                        Map.of()));
             case METADATA:
                 MetadataRequestData metadataRequest = request.decodeBody();
-                MetadataAccess metadataAccess = new MetadataAccess(decider(request, client));
-                MetadataAccess.Question question = metadataAccess.beforeForwarding(metadataRequest,
-                        request.version(), client.principal());
+                AnswerFilter metadataSeen = seen(request, client, metadataRequest);
                 return metadata.metadata(metadataRequest, request.version()).<ReferenceCounted>handle((response, error) -> {
                     try {
                         MetadataResponseData answer = response;
@@ -213,7 +211,7 @@ public final class RequestDispatcher implements RequestHandler {
                             answer = metadata.noBrokerAnswered(metadataRequest);
                         }
                         return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.METADATA, request.version(),
-                                request.correlationId(), metadataAccess.visible(question, answer, client.principal()));
+                                request.correlationId(), metadataSeen.visible(answer, Map.of()));
                     } finally {
                         request.release();
                     }
@@ -227,9 +225,9 @@ public final class RequestDispatcher implements RequestHandler {
                 return widen(anyBroker.forward(request, client, true,
                         frame -> rewriteDescribeCluster(request, client, frame)));
             case ALL_BROKERS:
-                ListingAccess listingAccess = new ListingAccess(decider(request, client));
+                AnswerFilter groupsSeen = seen(request, client, null);
                 return widen(listGroups.forward(request, client,
-                        answer -> listingAccess.groups(answer, client.principal())));
+                        answer -> (ListGroupsResponseData) groupsSeen.visible(answer, Map.of())));
             default:
                 return routeAnyBroker(request, client);
         }
@@ -238,11 +236,12 @@ public final class RequestDispatcher implements RequestHandler {
     private CompletableFuture<ReferenceCounted> routeAnyBroker(RequestFrame request, ClientContext client)
             throws MalformedRequestException {
         if (authorizer.enabled()) {
-            if (AdminAccess.decidesPerResource(request.apiKey())) {
+            AccessRule rule = rules.of(request.apiKey());
+            if (rule.decidesPerResource()) {
                 return perResource(request, client, request.decodeBody(),
                         (frame, c) -> anyBroker.forward(frame, c, policy.reads(frame.apiKey())));
             }
-            CompletableFuture<ReferenceCounted> decided = authorized(request, client);
+            CompletableFuture<ReferenceCounted> decided = authorized(request, client, rule);
             if (decided != null) {
                 return decided;
             }
@@ -362,30 +361,23 @@ public final class RequestDispatcher implements RequestHandler {
     }
 
     /**
-     * With authorization on: the answer to an ACL API or to a refused admin request, or null when
-     * the request goes on to a broker.
+     * With authorization on: the refusal {@code rule} gives the whole request, DescribeAcls's
+     * answer from the ACL file (the only rule set: it never reaches a broker), or null when the
+     * request goes on to a broker.
      */
-    private CompletableFuture<ReferenceCounted> authorized(RequestFrame request, ClientContext client)
-            throws MalformedRequestException {
-        switch (request.apiKey()) {
-            case DESCRIBE_ACLS:
-                try {
-                    AclApis acls = new AclApis(decider(request, client));
-                    return respond(request, client, acls.describe(request, client.principal()));
-                } catch (ApiException e) {
-                    return refuse(request, client, e);
-                }
-            case CREATE_ACLS:
-            case DELETE_ACLS:
-                return refuse(request, client, aclApis.changeRefusal());
-            default:
-                ApiMessage body = request.decodeBody();
-                if (request.apiKey() == ApiKeys.INIT_PRODUCER_ID && TransactionRefusal.refuses(body)) {
-                    return null;
-                }
-                ApiException refusal = new RequestAccess(decider(request, client))
-                        .refusal(request.apiKey(), body, client.principal());
-                return refusal == null ? null : refuse(request, client, refusal);
+    private CompletableFuture<ReferenceCounted> authorized(RequestFrame request, ClientContext client,
+                                                           AccessRule rule) throws MalformedRequestException {
+        ApiException refusal = rule.refusal(decider(request, client), request.decodeBody(), client.principal());
+        if (refusal != null) {
+            return refuse(request, client, refusal);
+        }
+        if (request.apiKey() != ApiKeys.DESCRIBE_ACLS) {
+            return null;
+        }
+        try {
+            return respond(request, client, aclApis.describe(request));
+        } catch (ApiException e) {
+            return refuse(request, client, e);
         }
     }
 
@@ -422,7 +414,7 @@ public final class RequestDispatcher implements RequestHandler {
                     return refuse(request, client, TransactionRefusal.ERROR);
                 }
                 CompletableFuture<ReferenceCounted> result = partitions.execute(produce, request, produceRequest, client,
-                        new PartitionAccess(decider(request, client)).of(ApiKeys.PRODUCE, client.principal()));
+                        access(request, client));
                 if (produceRequest.acks() != 0) {
                     return result;
                 }
@@ -468,7 +460,18 @@ public final class RequestDispatcher implements RequestHandler {
 
     /** Which entries of a partition-keyed request the client's principal may touch. */
     private EntryAccess access(RequestFrame request, ClientContext client) {
-        return new PartitionAccess(decider(request, client)).of(request.apiKey(), client.principal());
+        return rules.of(request.apiKey()).entries(decider(request, client), client.principal());
+    }
+
+    /**
+     * What of the answer to {@code request} the client's principal may see; built before the
+     * request is sent, which it may change.
+     *
+     * @param body the decoded request, or null when its API's rule needs none
+     */
+    private AnswerFilter seen(RequestFrame request, ClientContext client, ApiMessage body) {
+        return rules.of(request.apiKey()).answers(decider(request, client), body, request.version(),
+                client.principal());
     }
 
     private CompletableFuture<ReferenceCounted> routeGroup(RequestFrame request, ClientContext client)
@@ -499,16 +502,16 @@ public final class RequestDispatcher implements RequestHandler {
         if (!authorizer.enabled()) {
             return answer;
         }
-        DescribedGroupAccess describedGroupAccess = new DescribedGroupAccess(decider(request, client));
+        AnswerFilter groupsSeen = seen(request, client, null);
         return answer.thenApply(frame -> {
-            ConsumerGroupDescribeResponseData decoded;
+            ApiMessage decoded;
             try {
                 decoded = KafkaMessages.decodeResponse((ByteBuf) frame, ApiKeys.CONSUMER_GROUP_DESCRIBE, version);
             } finally {
                 frame.release();
             }
             return KafkaMessages.encodeResponse(client.alloc(), ApiKeys.CONSUMER_GROUP_DESCRIBE, version,
-                    correlationId, describedGroupAccess.visible(decoded, client.principal()));
+                    correlationId, groupsSeen.visible(decoded, Map.of()));
         });
     }
 
@@ -528,20 +531,19 @@ public final class RequestDispatcher implements RequestHandler {
         if (!authorizer.enabled()) {
             return answer;
         }
-        CommittedOffsetAccess committedOffsetAccess = new CommittedOffsetAccess(decider(request, client));
+        AnswerFilter offsetsSeen = seen(request, client, body);
         return answer.thenCompose(frame -> {
-            OffsetFetchResponseData decoded;
+            ApiMessage decoded;
             try {
                 decoded = KafkaMessages.decodeResponse((ByteBuf) frame, ApiKeys.OFFSET_FETCH, version);
             } finally {
                 frame.release();
             }
-            Set<Uuid> ids = CommittedOffsetAccess.topicIds(decoded);
+            Set<Uuid> ids = offsetsSeen.topicIdsToName(decoded);
             CompletableFuture<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of())
                     : metadata.resolve(ids).exceptionally(error -> Map.of());
             return names.thenApply(topicNames -> KafkaMessages.encodeResponse(client.alloc(), ApiKeys.OFFSET_FETCH,
-                    version, correlationId, committedOffsetAccess.visible(body, decoded, client.principal(),
-                            topicNames)));
+                    version, correlationId, offsetsSeen.visible(decoded, topicNames)));
         });
     }
 
@@ -553,12 +555,12 @@ public final class RequestDispatcher implements RequestHandler {
     private CompletableFuture<ReferenceCounted> singleGroup(RequestFrame request, ClientContext client,
                                                             ApiMessage body) throws MalformedRequestException {
         if (authorizer.enabled()) {
-            ApiException refusal = new RequestAccess(decider(request, client))
-                    .refusal(request.apiKey(), body, client.principal());
+            AccessRule rule = rules.of(request.apiKey());
+            ApiException refusal = rule.refusal(decider(request, client), body, client.principal());
             if (refusal != null) {
                 return refuse(request, client, refusal);
             }
-            if (request.apiKey() == ApiKeys.OFFSET_COMMIT || request.apiKey() == ApiKeys.OFFSET_DELETE) {
+            if (rule.decidesPerResource()) {
                 return perResource(request, client, body, groups::route);
             }
         }

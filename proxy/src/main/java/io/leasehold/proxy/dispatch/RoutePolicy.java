@@ -27,6 +27,7 @@ public final class RoutePolicy {
     private final Map<ApiKeys, Route> routes;
     private final Map<ApiKeys, Short> caps;
 
+    /** The proxy's policy: which APIs it serves and how. */
     public RoutePolicy() {
         Map<ApiKeys, Route> r = new EnumMap<>(ApiKeys.class);
         r.put(ApiKeys.API_VERSIONS, Route.LOCAL);
@@ -69,6 +70,11 @@ public final class RoutePolicy {
 
     Map<ApiKeys, Route> routes() {
         return routes;
+    }
+
+    /** Every API the proxy serves, so the only ones it may advertise. */
+    public Set<ApiKeys> served() {
+        return routes.keySet();
     }
 
     /** Highest version the proxy can serve for {@code api}, before intersecting with the backends. */

@@ -12,7 +12,7 @@ import org.apache.kafka.common.protocol.types.Schema;
 /**
  * Reads a partition-keyed response's error codes from its bytes, whole or in pieces, without
  * decoding it: reports each partition's error with its topic, and a non-zero response-level
- * error, to a {@link PartitionedApi.StreamedErrors}. The fields come from the API's schema
+ * error, to a {@link StreamedAnswer.StreamedErrors}. The fields come from the API's schema
  * (see {@link StreamingFieldWalker}); the walk may also overwrite named integer fields.
  */
 public final class PartitionErrorWalker {
@@ -49,20 +49,20 @@ public final class PartitionErrorWalker {
         }
 
         /** A walk of one response in {@code version}. */
-        public PartitionErrorWalker walker(short version, PartitionedApi.StreamedErrors errors) {
+        public PartitionErrorWalker walker(short version, StreamedAnswer.StreamedErrors errors) {
             return new PartitionErrorWalker(byVersion[version], fields, errors);
         }
     }
 
     private final Fields fields;
-    private final PartitionedApi.StreamedErrors errors;
+    private final StreamedAnswer.StreamedErrors errors;
     private final StreamingFieldWalker walker;
     private String topicName = "";
     private Uuid topicId = Uuid.ZERO_UUID;
     private int partition;
 
     private PartitionErrorWalker(StreamingFieldWalker.Layout layout, Fields fields,
-                                 PartitionedApi.StreamedErrors errors) {
+                                 StreamedAnswer.StreamedErrors errors) {
         this.fields = fields;
         this.errors = errors;
         this.walker = new StreamingFieldWalker(layout, new StreamingFieldWalker.Visitor() {

@@ -1,7 +1,6 @@
 package io.leasehold.proxy.exchange;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
-import io.leasehold.proxy.backend.ResponseInspector;
 import io.leasehold.proxy.owners.OwnerLookup;
 import io.leasehold.proxy.owners.Target;
 import io.leasehold.routing.snapshot.Ownership;
@@ -10,6 +9,7 @@ import io.leasehold.routing.watch.RoutingTable;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -20,7 +20,8 @@ import org.apache.kafka.common.protocol.Errors;
  * group APIs that name several groups, each group being one entry) is taken
  * apart into per-broker sub-requests and put back together. The split, routing, retry and
  * merge logic lives once, in {@link PartitionedExchange}; implementations only know their
- * message classes.
+ * message classes. What only some APIs do (reads ahead, merged reads, streamed answers, ordered
+ * writes) is a capability of its own, which an API that has it hands out.
  *
  * @param <Q> request data class
  * @param <R> response data class
@@ -88,23 +89,6 @@ public interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E
         return null;
     }
 
-    /** Receives the error codes of a response streamed to the client as they pass. */
-    interface StreamedErrors {
-        void partition(String topicName, Uuid topicId, int partition, short error);
-
-        /** A response-level error, which applies to every partition. */
-        void whole(short error);
-    }
-
-    /**
-     * For an API whose single-owner response is streamed to the client while it arrives, without
-     * being decoded: what watches the bytes as they pass, reporting each partition's error code to
-     * {@code errors} and removing what clients must not see. Null if the response is read whole.
-     */
-    default ResponseInspector streamInspector(short version, StreamedErrors errors) {
-        return null;
-    }
-
     /** How long rejected partitions may be retried on the client's behalf. */
     Duration retryBudget(Q request, Duration fallback);
 
@@ -132,94 +116,11 @@ public interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E
     }
 
     /**
-     * For a write split over owners that share one client connection (the single-node
-     * presentation): how long one owner may leave its part unanswered before the other owners'
-     * partitions are answered without it, its own with an unknown outcome, and the owner is
-     * known silent; while it is, its partitions are answered at once with the rejection instead
-     * of being sent. Null: an owner's answer is awaited as long as {@link #attemptTimeout} allows.
-     */
-    default Duration ownerAnswerDeadline(Q request) {
-        return null;
-    }
-
-    /**
      * True if any broker can answer for any partition (reads from shared storage), so a
      * partition whose owner did not answer is retried on another broker.
      */
     default boolean readsAnyBroker() {
         return false;
-    }
-
-    /** True if the request goes on after its client hung up (it never expected an answer: acks=0). */
-    default boolean continuesWithoutClient(Q request) {
-        return false;
-    }
-
-    /** Lowers a sub-request's own timeout to what is left of the exchange's budget (writes). */
-    default void limitTimeout(Q subRequest, int remainingMillis) {
-    }
-
-    /**
-     * Gives a sub-request its share of the client's limits (reads): it carries {@code partitions}
-     * of the {@code total} partitions sent out at once, and {@code elapsed} has passed since the
-     * request arrived.
-     */
-    default void share(Q subRequest, int partitions, int total, Duration elapsed) {
-    }
-
-    /**
-     * For a read whose brokers long-poll (Fetch): how many bytes of data let a merged answer go
-     * without waiting for the brokers still polling; 0 if a merged answer waits for every broker.
-     */
-    default int answerAfterBytes(Q request) {
-        return 0;
-    }
-
-    /** The data {@code result} brings towards {@link #answerAfterBytes}. */
-    default int dataBytes(P result) {
-        return 0;
-    }
-
-    /**
-     * Whether a read is followed by reads ahead of the next positions (Fetch): see
-     * {@link ReadAheads}. The five methods below are asked only when this holds.
-     */
-    default boolean readsAhead() {
-        return false;
-    }
-
-    /** The position {@code partition} asks to read from. */
-    default long position(E partition) {
-        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
-    }
-
-    /** The position a client asks for next once it has {@code result}; -1 if that is not known. */
-    default long nextPosition(P result) {
-        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
-    }
-
-    /** {@code partition} asking to read from {@code position} instead. */
-    default E atPosition(E partition, long position) {
-        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
-    }
-
-    /** What else of {@code request} than positions its answer depends on: a read ahead serves only requests alike. */
-    default Object readAheadKind(Q request) {
-        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
-    }
-
-    /** Turns {@code subRequest} into a read ahead: answered at once with whatever there is. */
-    default void readingAhead(Q subRequest) {
-        throw new UnsupportedOperationException(apiKey() + " does not read ahead");
-    }
-
-    /**
-     * How long a merged read's attempt, starting {@code elapsed} after the request arrived, waits
-     * for its brokers before it is answered with what is in (only asked when
-     * {@link #answerAfterBytes} is positive).
-     */
-    default Duration mergedAnswerDeadline(Q request, Duration elapsed) {
-        return Duration.ZERO;
     }
 
     /** Where {@code name}/{@code partition} goes on retry number {@code attempt}; partitions by default. */
@@ -242,8 +143,23 @@ public interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E
         metrics.notLeaderRejection();
     }
 
-    /** True if one connection's requests for a partition must reach the broker in order (writes). */
-    default boolean ordersWrites() {
-        return false;
+    /** What makes this API a read followed by reads ahead, if it is one. */
+    default Optional<ReadsAhead<Q, E, P>> readsAhead() {
+        return Optional.empty();
+    }
+
+    /** What makes this API a read merged over long-polling brokers, if it is one. */
+    default Optional<MergedRead<Q, P>> mergedRead() {
+        return Optional.empty();
+    }
+
+    /** What streams this API's single-owner answer to the client undecoded, if it is streamed. */
+    default Optional<StreamedAnswer> streamedAnswer() {
+        return Optional.empty();
+    }
+
+    /** What makes this API a write kept in order per partition, if it is one. */
+    default Optional<OrderedWrites<Q>> orderedWrites() {
+        return Optional.empty();
     }
 }

@@ -6,7 +6,6 @@ import io.leasehold.proxy.backend.BackendOutcomeUnknownException;
 import io.leasehold.proxy.backend.BackendUnreachableException;
 import io.leasehold.proxy.backend.Failures;
 import io.leasehold.proxy.backend.ResponseInspector;
-import io.leasehold.proxy.backend.SilentBrokers;
 import io.leasehold.proxy.owners.OwnerLookup;
 import io.leasehold.proxy.owners.Target;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -63,7 +62,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
     }
 
-    private record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
+    record Routed<T, E>(Entry<T, E> entry, Ownership ownership) {
     }
 
     /**
@@ -86,6 +85,11 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     static final int UNREACHABLE_TRIES = 10;
 
     private final PartitionedApi<Q, R, T, E, P> api;
+    /** How the API merges a read over several brokers; null when its answers wait for every broker. */
+    private final MergedRead<Q, P> mergedRead;
+    /** What keeps the API's writes in order; null for a read. */
+    private final OrderedWrites<Q> writes;
+    private final OwnerAnswerDeadline ownerDeadline;
     private final RequestFrame frame;
     private final Q request;
     private final ClientContext client;
@@ -112,13 +116,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final long startNanos = System.nanoTime();
     /** For a merged read, one per attempt: decide when it is answered without the brokers still polling. */
     private final Queue<MergeGate> gates = new ConcurrentLinkedQueue<>();
-    /** The connection's reads ahead, null when this exchange neither uses nor starts any. */
-    private final ReadAheads readAheads;
-    /** Which broker answered each partition with data the client gets, and by which route. */
-    private final Map<Key, Answered<T, E>> answeredBy = new ConcurrentHashMap<>();
-
-    private record Answered<T, E>(BrokerAddress broker, Routed<T, E> routed) {
-    }
+    /** This read's part in the connection's reads ahead, null when it neither uses nor starts any. */
+    private final ExchangeReadAheads<Q, R, T, E, P> readAheads;
 
     /**
      * @param backendVersion the version backends are spoken to in (see {@link VersionBridge})
@@ -128,7 +127,15 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                         OwnerLookup router, ProxyMetrics metrics, RetriesGivenUp givenUp, RetryBudget budget,
                         short backendVersion, ReadAheads readAheads) {
         this.givenUp = givenUp;
-        this.readAheads = api.readsAhead() ? readAheads : null;
+        this.mergedRead = api.mergedRead().orElse(null);
+        this.writes = api.orderedWrites().orElse(null);
+        this.ownerDeadline = new OwnerAnswerDeadline(writes != null ? writes.ownerAnswerDeadline(request) : null,
+                client.backends().silentBrokers(), metrics);
+        ReadsAhead<Q, E, P> reads = api.readsAhead().orElse(null);
+        // Reads ahead are only taken and started on the merged path (see attempt), which the merged read drives.
+        this.readAheads = readAheads == null || reads == null || mergedRead == null ? null
+                : new ExchangeReadAheads<>(api, reads, mergedRead, readAheads, request, frame, backendVersion,
+                        client.alloc(), metrics);
         this.backendVersion = backendVersion;
         this.budget = budget;
         this.api = api;
@@ -161,7 +168,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 }
             }
         }
-        if (api.ordersWrites()) {
+        if (writes != null) {
             writer = client.writeOrder().register(entries.stream().map(Entry::partitionId).toList());
         }
         return entries;
@@ -238,7 +245,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         }
         R response = api.assemble(request, merged, throttle);
         if (readAheads != null && !gates.isEmpty() && readAheads.haveRoom()) {
-            readAhead(response);
+            readAheads.startAfter(response);
         }
         return KafkaMessages.encodeResponse(client.alloc(), api.apiKey(), frame.version(), frame.correlationId(),
                 response, recordRegions);
@@ -277,7 +284,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             planned.forEach((partition, owner) -> client.writeOrder().sent(writer, partition, owner));
         }
         answerSilentOwnersAtOnce(byBroker);
-        boolean mergeable = api.answerAfterBytes(request) > 0;
+        boolean mergeable = mergedRead != null && mergedRead.answerAfterBytes(request) > 0;
         if (attempt == 0 && byBroker.size() == 1 && retry.isEmpty() && results.isEmpty()
                 && !(mergeable && readAheads != null)) {
             Map.Entry<BrokerAddress, List<Routed<T, E>>> only = byBroker.entrySet().iterator().next();
@@ -302,19 +309,14 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * and the other owners' partitions do not wait for it.
      */
     private void answerSilentOwnersAtOnce(Map<BrokerAddress, List<Routed<T, E>>> byBroker) {
-        if (api.ownerAnswerDeadline(request) == null) {
-            return;
-        }
-        SilentBrokers silent = client.backends().silentBrokers();
         byBroker.entrySet().removeIf(owner -> {
-            if (!silent.isSilent(owner.getKey())) {
+            if (!ownerDeadline.answeredWithout(owner.getKey(), owner.getValue().size())) {
                 return false;
             }
             for (Routed<T, E> r : owner.getValue()) {
                 results.put(r.entry().key(), api.errorResult(r.entry().key().partition(), api.rejection()));
                 notSentToOwner(r.entry());
             }
-            metrics.produceAnsweredWithoutOwner("silent", owner.getValue().size());
             return true;
         });
     }
@@ -329,8 +331,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private CompletableFuture<Attempt<T, E>> merged(Map<BrokerAddress, List<Routed<T, E>>> byBroker, int total,
                                                     List<Entry<T, E>> retry) {
         long now = System.nanoTime();
-        MergeGate gate = new MergeGate(api.answerAfterBytes(request), now,
-                now + api.mergedAnswerDeadline(request, Duration.ofNanos(now - startNanos)).toNanos(),
+        MergeGate gate = new MergeGate(mergedRead.answerAfterBytes(request), now,
+                now + mergedRead.mergedAnswerDeadline(request, Duration.ofNanos(now - startNanos)).toNanos(),
                 client.backends().eventLoop());
         gates.add(gate);
         AtomicBoolean abandoned = new AtomicBoolean();
@@ -370,11 +372,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         if (readAheads == null) {
             return CompletableFuture.completedFuture(routed);
         }
-        Map<Key, ReadAheads.Wanted> wanted = new HashMap<>();
-        for (Routed<T, E> r : routed) {
-            wanted.put(r.entry().key(), new ReadAheads.Wanted(api.position(r.entry().partition()), r.ownership()));
-        }
-        List<ReadAheads.Claim> claims = readAheads.take(wanted, readAheadForm());
+        List<ReadAheads.Claim> claims = readAheads.take(routed);
         if (claims.isEmpty()) {
             return CompletableFuture.completedFuture(routed);
         }
@@ -399,7 +397,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
                 api.forEachResult(response, (name, id, partition, result) -> {
                     Key key = new Key(name, id, partition);
                     if (claim.keys().contains(key) && api.errorCode(result) == Errors.NONE.code()
-                            && api.dataBytes(result) > 0) {
+                            && mergedRead.dataBytes(result) > 0) {
                         results.put(key, result);
                         used.add(key);
                     }
@@ -411,7 +409,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             List<Routed<T, E>> left = new ArrayList<>();
             for (Routed<T, E> r : routed) {
                 if (used.contains(r.entry().key())) {
-                    answeredBy.put(r.entry().key(), new Answered<>(broker, r));
+                    readAheads.answered(broker, r);
                     metrics.readAheadUsed();
                 } else {
                     left.add(r);
@@ -419,43 +417,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             return left;
         }, client.backends().eventLoop());
-    }
-
-    /** What reads ahead started or taken by this exchange are asked in besides their positions. */
-    private ReadAheads.Form readAheadForm() {
-        return new ReadAheads.Form(backendVersion, api.readAheadKind(request));
-    }
-
-    /**
-     * After an answer: asks each owner that returned data for the positions the client will ask
-     * next, in a read ahead of the partitions it answered.
-     */
-    private void readAhead(R response) {
-        Map<BrokerAddress, TopicGrouping<T, E>> partitions = new LinkedHashMap<>();
-        Map<BrokerAddress, Map<Key, ReadAheads.Wanted>> reads = new HashMap<>();
-        api.forEachResult(response, (name, id, partition, result) -> {
-            Key key = new Key(name, id, partition);
-            Answered<T, E> answered = answeredBy.get(key);
-            long next = answered == null ? -1 : api.nextPosition(result);
-            if (next < 0) {
-                return;
-            }
-            Entry<T, E> entry = answered.routed().entry();
-            partitions.computeIfAbsent(answered.broker(), b -> new TopicGrouping<>())
-                    .add(entry.topic(), api.atPosition(entry.partition(), next));
-            reads.computeIfAbsent(answered.broker(), b -> new HashMap<>())
-                    .put(key, new ReadAheads.Wanted(next, answered.routed().ownership()));
-        });
-        int total = answeredBy.size();
-        partitions.forEach((broker, parts) -> {
-            Map<Key, ReadAheads.Wanted> owned = reads.get(broker);
-            Q sub = api.subRequest(request, parts.toMap());
-            api.share(sub, owned.size(), Math.max(total, owned.size()), Duration.ZERO);
-            api.readingAhead(sub);
-            readAheads.start(broker, owned, readAheadForm(),
-                    VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub));
-            metrics.readAheadStarted();
-        });
     }
 
     /** Adds what one broker answered to the gate: its data, or an error the client must see. */
@@ -467,7 +428,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             short error = api.errorCode(result);
             if (error == Errors.NONE.code()) {
-                gate.received(api.dataBytes(result));
+                gate.received(mergedRead.dataBytes(result));
             } else if (error != api.rejection().code()) {
                 gate.mustReport();
             }
@@ -481,7 +442,7 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
 
     /** True while someone waits for the answer: the client, or nobody needs to (acks=0). */
     private boolean answerWanted() {
-        return api.continuesWithoutClient(request) || client.work().clientConnected();
+        return writes != null && writes.continuesWithoutClient(request) || client.work().clientConnected();
     }
 
     private Attempt<T, E> finished(ReferenceCounted raw) {
@@ -492,7 +453,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private CompletableFuture<Attempt<T, E>> sendWhole(BrokerAddress broker, List<Routed<T, E>> routed) {
         boolean bridged = backendVersion != frame.version();
         ByteBuf payload = api.forwardsOriginal(request) && !bridged ? frame.retainedFrame() : encode(routed, routed.size());
-        ResponseInspector inspector = bridged ? null : api.streamInspector(frame.version(), streamedErrors(routed));
+        ResponseInspector inspector = bridged ? null : api.streamedAnswer()
+                .map(streamed -> streamed.streamInspector(frame.version(), streamedErrors(routed))).orElse(null);
         if (inspector != null) {
             return within(client.backends().sendStreaming(broker, payload, inspector), broker, routed).handle((stream, error) ->
                     error != null
@@ -517,8 +479,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * Where a streamed response's error codes go: it is already on its way to the client, so
      * nothing is retried, but a rejected route is dropped exactly as for a response read whole.
      */
-    private PartitionedApi.StreamedErrors streamedErrors(List<Routed<T, E>> routed) {
-        return new PartitionedApi.StreamedErrors() {
+    private StreamedAnswer.StreamedErrors streamedErrors(List<Routed<T, E>> routed) {
+        return new StreamedAnswer.StreamedErrors() {
             /** Built at the first rejection: APIs that do not stream (Produce) never get here. */
             private Map<Key, Routed<T, E>> byKey;
 
@@ -555,27 +517,16 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private <X extends ReferenceCounted> CompletableFuture<X> within(CompletableFuture<X> answer, BrokerAddress broker,
                                                                     List<Routed<T, E>> routed) {
         Duration limit = api.attemptTimeout(request, Duration.ofMillis(budget.remainingMillis()));
-        Duration ownerDeadline = api.ownerAnswerDeadline(request);
-        boolean ownerBound = ownerDeadline != null && (limit == null || ownerDeadline.compareTo(limit) < 0);
+        boolean ownerBound = ownerDeadline.bounds(limit);
         if (ownerBound) {
-            limit = ownerDeadline;
+            limit = ownerDeadline.deadline();
         }
-        BooleanSupplier settled = api.ordersWrites() || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
+        BooleanSupplier settled = writes != null || api.readsAnyBroker() ? () -> ownerMoved(routed) : null;
         // A write's owner that is alive answers a lost partition with a rejection, which the proxy
         // retries for the client: give it that chance before reporting an unknown outcome.
-        Duration grace = api.ordersWrites() ? WRITE_SETTLE_GRACE : Duration.ZERO;
+        Duration grace = writes != null ? WRITE_SETTLE_GRACE : Duration.ZERO;
         CompletableFuture<X> bounded = AnswerDeadline.bound(answer, limit, settled, grace, client.backends().eventLoop());
-        if (ownerDeadline != null) {
-            bounded.whenComplete((result, error) -> {
-                if (error != null && !answer.isDone()) {
-                    // Still pending on the owner's connection: its answer (or the connection's end) shows it is back.
-                    client.backends().silentBrokers().silentUntil(broker, answer);
-                    if (ownerBound) {
-                        metrics.produceAnsweredWithoutOwner("deadline", routed.size());
-                    }
-                }
-            });
-        }
+        ownerDeadline.watch(bounded, answer, broker, routed.size(), ownerBound);
         return bounded;
     }
 
@@ -625,8 +576,12 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             partitions.add(r.entry().topic(), r.entry().partition());
         }
         Q sub = api.subRequest(request, partitions.toMap());
-        api.limitTimeout(sub, budget.remainingMillis());
-        api.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
+        if (writes != null) {
+            writes.limitTimeout(sub, budget.remainingMillis());
+        }
+        if (mergedRead != null) {
+            mergedRead.share(sub, routed.size(), total, Duration.ofNanos(System.nanoTime() - startNanos));
+        }
         return VersionBridge.encodeRequest(client.alloc(), frame, backendVersion, sub);
     }
 
@@ -650,13 +605,13 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             results.put(key, result);
             if (readAheads != null && api.errorCode(result) == Errors.NONE.code()) {
-                answeredBy.put(key, new Answered<>(broker, r));
+                readAheads.answered(broker, r);
             }
             if (api.errorCode(result) == api.rejection().code()) {
                 rejected(r);
                 notSentToOwner(r.entry());
                 retry.add(r.entry());
-            } else if (r.ownership() == null && api.ordersWrites() && api.errorCode(result) == Errors.NONE.code()) {
+            } else if (r.ownership() == null && writes != null && api.errorCode(result) == Errors.NONE.code()) {
                 // A write taken on a fallback route: if by the owner whose route was dropped, it is back.
                 router.routes().ownerAccepted(r.entry().resolvedName(), key.partition(), broker.id());
             }

@@ -83,7 +83,8 @@ public final class PartitionedRequestRunner {
         RetryBudget budget = new RetryBudget(api.retryBudget(request, defaultRetryBudget), retries.maxBackoff());
         PartitionedExchange<Q, R, T, E, P> exchange =
                 new PartitionedExchange<>(api, frame, request, client, router, metrics, givenUp, budget,
-                        bridges.get().target(api.apiKey(), frame.version()), api.readsAhead() ? readAheads(client) : null);
+                        bridges.get().target(api.apiKey(), frame.version()),
+                        api.readsAhead().isPresent() ? readAheads(client) : null);
         Retry retry = retryByApi.computeIfAbsent(api.apiKey(), key -> retries.<PartitionedExchange.Attempt<T, E>>create(
                 "partitions-" + key.name, PartitionedExchange.Attempt::worthRetrying, UNCOUNTED_ATTEMPTS));
         Set<Uuid> ids = topicIds(api, request);

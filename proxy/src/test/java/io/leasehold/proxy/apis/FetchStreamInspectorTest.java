@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.leasehold.proxy.dispatch.RoutePolicy;
 import io.leasehold.proxy.exchange.PartitionErrorWalker;
-import io.leasehold.proxy.exchange.PartitionedApi;
+import io.leasehold.proxy.exchange.StreamedAnswer;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -60,7 +60,7 @@ class FetchStreamInspectorTest {
                 List<Seen> seen = new ArrayList<>();
                 List<Short> whole = new ArrayList<>();
                 FetchStreamInspector inspector = new FetchStreamInspector(LAYOUTS.walker(version,
-                        new PartitionedApi.StreamedErrors() {
+                        new StreamedAnswer.StreamedErrors() {
                     @Override
                     public void partition(String topicName, Uuid topicId, int partition, short error) {
                         seen.add(new Seen(topicName, topicId, partition, error));
@@ -102,7 +102,7 @@ class FetchStreamInspectorTest {
             byte[] garbage = new byte[random.nextInt(200)];
             random.nextBytes(garbage);
             FetchStreamInspector inspector = new FetchStreamInspector(LAYOUTS.walker((short) (4 + random.nextInt(12)),
-                    new PartitionedApi.StreamedErrors() {
+                    new StreamedAnswer.StreamedErrors() {
                         @Override
                         public void partition(String topicName, Uuid topicId, int partition, short error) {
                         }

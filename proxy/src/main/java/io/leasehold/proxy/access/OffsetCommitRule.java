@@ -1,0 +1,26 @@
+package io.leasehold.proxy.access;
+
+import io.leasehold.proxy.authorization.Authorizer;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+
+/**
+ * OffsetCommit: READ on the group, or the whole request is refused (GROUP_AUTHORIZATION_FAILED);
+ * then READ on each topic, decided resource by resource ({@code AdminAccess}): a refused topic's
+ * partitions are answered TOPIC_AUTHORIZATION_FAILED and the rest is committed.
+ */
+final class OffsetCommitRule implements AccessRule {
+
+    @Override
+    public ApiException refusal(Authorizer decider, ApiMessage request, KafkaPrincipal principal) {
+        return AccessChecks.group(decider, principal, AclOperation.READ, ((OffsetCommitRequestData) request).groupId());
+    }
+
+    @Override
+    public boolean decidesPerResource() {
+        return true;
+    }
+}
