@@ -253,7 +253,7 @@ public final class LeaseholdProxy implements AutoCloseable {
             quotaMetrics.bindTierProxies(this::liveProxies);
             served = new ClientQuotaApis(new QuotaEnforcement(requests, new ClientQuotas(quotas::current,
                     new TierShare(this::liveProxies), System::nanoTime, quotaMetrics)), quotas::current, quotas.path(),
-                    authorizer);
+                    requests);
         }
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),

@@ -37,6 +37,7 @@ import io.leasehold.proxy.protocol.ErrorResponder;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.proxy.request.AccessDecision;
 import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.request.MemoryBudget;
 import io.leasehold.proxy.request.RequestHandler;
@@ -68,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * The proxy's request dispatcher: checks that the API and version are ones the proxy
  * advertises, then hands the request to the component that serves its {@link Route}.
  */
-public final class RequestDispatcher implements RequestHandler {
+public final class RequestDispatcher implements RequestHandler, AccessDecision {
     private static final Logger LOG = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final RoutePolicy policy = new RoutePolicy();
@@ -448,6 +449,12 @@ public final class RequestDispatcher implements RequestHandler {
         } finally {
             response.release();
         }
+    }
+
+    @Override
+    public ApiException refusal(RequestFrame request, ClientContext client) throws MalformedRequestException {
+        return !authorizer.enabled() ? null
+                : rules.of(request.apiKey()).refusal(decider(request, client), request.decodeBody(), client.principal());
     }
 
     /**

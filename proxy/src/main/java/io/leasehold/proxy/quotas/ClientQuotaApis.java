@@ -1,9 +1,9 @@
 package io.leasehold.proxy.quotas;
 
-import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
 import io.leasehold.proxy.protocol.RequestFrame;
+import io.leasehold.proxy.request.AccessDecision;
 import io.leasehold.proxy.request.ClientContext;
 import io.leasehold.proxy.request.RequestHandler;
 import io.netty.buffer.ByteBuf;
@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
-import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.AlterClientQuotasRequestData;
 import org.apache.kafka.common.message.AlterClientQuotasResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -27,16 +27,14 @@ import org.apache.kafka.common.message.DescribeClientQuotasResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.Resource;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * The client quota APIs answered from the quotas file, so {@code kafka-configs --describe
  * --entity-type users} and {@code Admin.describeClientQuotas} show what the tier enforces:
  * DescribeClientQuotas lists the file's entries that match the request's filter (Kafka's exact,
  * default and any matches, strict or not), AlterClientQuotas is refused with a message naming
- * the file. Both need what Kafka asks (DESCRIBE_CONFIGS, ALTER_CONFIGS on the cluster), and both
+ * the file. Both are first decided as every request is, by their access rule through
+ * {@link AccessDecision} (what Kafka asks: DESCRIBE_CONFIGS, ALTER_CONFIGS on the cluster), and both
  * are advertised in the ApiVersions answer at every version kafka-clients knows, whatever the
  * brokers support. Other requests pass on untouched.
  */
@@ -51,14 +49,14 @@ public final class ClientQuotaApis implements RequestHandler {
     private final RequestHandler next;
     private final Supplier<QuotaRules> rules;
     private final Path file;
-    private final Authorizer authorizer;
+    private final AccessDecision access;
 
     /** @param file the quotas file, named in the refusal of a change */
-    public ClientQuotaApis(RequestHandler next, Supplier<QuotaRules> rules, Path file, Authorizer authorizer) {
+    public ClientQuotaApis(RequestHandler next, Supplier<QuotaRules> rules, Path file, AccessDecision access) {
         this.next = next;
         this.rules = rules;
         this.file = file;
-        this.authorizer = authorizer;
+        this.access = access;
     }
 
     @Override
@@ -72,9 +70,10 @@ public final class ClientQuotaApis implements RequestHandler {
             return next.handle(request, client);
         }
         try {
+            ApiException refusal = access.refusal(request, client);
             ApiMessage answer = api == ApiKeys.DESCRIBE_CLIENT_QUOTAS
-                    ? describe(request.decodeBody(), client.principal())
-                    : refuse(request.decodeBody(), client.principal());
+                    ? describe(request.decodeBody(), refusal)
+                    : refuse(request.decodeBody(), refusal);
             return CompletableFuture.completedFuture(KafkaMessages.encodeResponse(client.alloc(), api,
                     request.version(), request.correlationId(), answer));
         } catch (MalformedRequestException e) {
@@ -84,16 +83,12 @@ public final class ClientQuotaApis implements RequestHandler {
         }
     }
 
-    private boolean allowed(KafkaPrincipal principal, AclOperation operation) {
-        return authorizer.allows(principal, operation, ResourceType.CLUSTER, Resource.CLUSTER_NAME);
-    }
-
     private DescribeClientQuotasResponseData describe(DescribeClientQuotasRequestData request,
-                                                      KafkaPrincipal principal) {
+                                                      ApiException refusal) {
         DescribeClientQuotasResponseData answer = new DescribeClientQuotasResponseData();
-        if (!allowed(principal, AclOperation.DESCRIBE_CONFIGS)) {
-            return answer.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
-                    .setErrorMessage("Not authorized to DESCRIBE_CONFIGS the cluster");
+        if (refusal != null) {
+            return answer.setErrorCode(Errors.forException(refusal).code()).setErrorMessage(refusal.getMessage())
+                    .setEntries(null);
         }
         Map<String, DescribeClientQuotasRequestData.ComponentData> filter = new HashMap<>();
         for (DescribeClientQuotasRequestData.ComponentData component : request.components()) {
@@ -153,11 +148,10 @@ public final class ClientQuotaApis implements RequestHandler {
                 .setEntityName(name.equals(QuotaEntity.DEFAULT) ? null : name);
     }
 
-    private AlterClientQuotasResponseData refuse(AlterClientQuotasRequestData request, KafkaPrincipal principal) {
-        boolean allowed = allowed(principal, AclOperation.ALTER_CONFIGS);
-        Errors error = allowed ? Errors.INVALID_REQUEST : Errors.CLUSTER_AUTHORIZATION_FAILED;
-        String message = allowed ? "Client quotas are set in the proxy tier's quotas file " + file
-                + " (quotas.file), not through AlterClientQuotas" : "Not authorized to ALTER_CONFIGS the cluster";
+    private AlterClientQuotasResponseData refuse(AlterClientQuotasRequestData request, ApiException refusal) {
+        Errors error = refusal == null ? Errors.INVALID_REQUEST : Errors.forException(refusal);
+        String message = refusal == null ? "Client quotas are set in the proxy tier's quotas file " + file
+                + " (quotas.file), not through AlterClientQuotas" : refusal.getMessage();
         List<AlterClientQuotasResponseData.EntryData> entries = new ArrayList<>();
         for (AlterClientQuotasRequestData.EntryData entry : request.entries()) {
             List<AlterClientQuotasResponseData.EntityData> entity = new ArrayList<>();

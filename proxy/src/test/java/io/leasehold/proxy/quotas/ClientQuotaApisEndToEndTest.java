@@ -2,11 +2,13 @@ package io.leasehold.proxy.quotas;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.testing.LocalCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
@@ -27,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The client quota APIs of a real proxy process with a quotas file, as a real kafka-clients
  * admin meets them: {@code describeClientQuotas} lists the file's entries (all of them, or those
  * a filter picks, defaults by a null name as Kafka shows them), and {@code alterClientQuotas} is
- * refused with a message naming the file.
+ * refused with a message naming the file; a user the ACLs do not let describe the cluster's
+ * configs is refused as Kafka refuses it, and the refusal is in the audit log.
  */
 class ClientQuotaApisEndToEndTest {
     private static final String QUOTAS = """
@@ -74,6 +79,41 @@ class ClientQuotaApisEndToEndTest {
                     .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InvalidRequestException.class)
                     .cause().hasMessageContaining(quotas.toString());
         }
+    }
+
+    @Test
+    void aUserWithoutDescribeConfigsOnTheClusterIsRefusedAndTheRefusalIsAudited(@TempDir Path dir) throws Exception {
+        Path quotas = Files.writeString(dir.resolve("quotas.yaml"), QUOTAS);
+        Path users = Files.writeString(dir.resolve("users.yaml"), """
+                users:
+                  - {name: bob, password: "bob-pw"}
+                """);
+        Path acls = Files.writeString(dir.resolve("acls.yaml"), """
+                acls:
+                  - {principal: "User:bob", resourceType: TOPIC, patternType: PREFIXED, name: mine-,
+                     operations: [DESCRIBE], permission: ALLOW}
+                """);
+        Path audit = dir.resolve("audit.jsonl");
+        cluster = LocalCluster.builder("quota-apis-acl").brokers(1).start();
+        proxy = ConfiguredProxy.builder(cluster, dir, "quota-apis-acl-proxy")
+                .listener("sasl: { mechanisms: [SCRAM-SHA-512], usersFile: %s }".formatted(users))
+                .section("authorization: { aclsFile: %s }".formatted(acls))
+                .section("audit: { file: %s }".formatted(audit))
+                .section("quotas: { file: %s }".formatted(quotas)).start();
+
+        try (Admin bob = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address(),
+                CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT",
+                SaslConfigs.SASL_MECHANISM, "SCRAM-SHA-512",
+                SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                        + "username=\"bob\" password=\"bob-pw\";"))) {
+            assertThatThrownBy(() -> bob.describeClientQuotas(ClientQuotaFilter.all()).entities()
+                    .get(30, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(ClusterAuthorizationException.class);
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(Files.readAllLines(audit))
+                .anySatisfy(line -> assertThat(line).contains("\"api\":\"DescribeClientQuotas\"")
+                        .contains("\"principal\":\"User:bob\"").contains("\"operation\":\"DESCRIBE_CONFIGS\"")
+                        .contains("\"resourceType\":\"CLUSTER\"").contains("\"decision\":\"DENY\"")));
     }
 
     /** A user entity ({@code null}: Kafka's default user) with a client id if {@code clientId} is set. */
