@@ -8,6 +8,7 @@ import io.leasehold.proxy.admin.RoutingHealthProbe;
 import io.leasehold.proxy.audit.AllowedAccessSampler;
 import io.leasehold.proxy.audit.AuditFileWriter;
 import io.leasehold.proxy.audit.AuditLog;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.audit.RequestAuditing;
 import io.leasehold.proxy.authorization.AclAuthorizer;
 import io.leasehold.proxy.authorization.AclsFile;
@@ -221,6 +222,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         } else {
             this.auditWriter = null;
         }
+        AuthenticationAudit authenticationAudit = new AuthenticationAudit(auditLog, Clock.systemUTC());
         RequestRouter requests = new RequestRouter(router, control, alloc, presentation, metrics,
                 new RequestRouter.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout(),
@@ -229,8 +231,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 config.presentation().mode() == ProxyConfig.PresentationMode.SINGLE_NODE ? budget : null, auditing);
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(requests, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
-                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), auditLog,
-                Clock.systemUTC());
+                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), authenticationAudit);
         RequestHandler handler = sasl != null ? sasl : requests;
         this.reachability = new BackendReachability(control, router, alloc);
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
@@ -244,6 +245,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 .budget(budget)
                 .certificatePrincipals(listener.tlsClientAuth() == ProxyConfig.ClientAuth.NONE ? null
                         : new ClientCertificatePrincipals(listener.tlsPrincipal()))
+                .authenticationAudit(authenticationAudit)
                 .frameCap(sasl != null ? sasl.frameCap() : FrameCap.NONE)
                 .build();
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);
