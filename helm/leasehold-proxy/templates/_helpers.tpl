@@ -96,6 +96,7 @@ app.kubernetes.io/part-of: leasehold
 {{- range .mechanisms }}{{ if ne . "OAUTHBEARER" }}true{{ end }}{{ end }}
 {{- end }}
 {{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
+{{- define "leasehold-proxy.auditDir" -}}/var/log/leasehold-audit{{- end }}
 {{- define "leasehold-proxy.backendTlsDir" -}}/etc/leasehold/backend-tls{{- end }}
 {{- define "leasehold-proxy.backendSaslDir" -}}/etc/leasehold/backend-sasl{{- end }}
 
@@ -211,7 +212,8 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $config "authorization" (dict "aclsFile" (printf "%s/acls.yaml" (include "leasehold-proxy.aclsDir" .))) }}
 {{- end }}
 {{- if .Values.audit.enabled }}
-{{- $_ := set $config "audit" (dict "file" "-" "allowedReads" .Values.audit.allowedReads) }}
+{{- $file := ternary (printf "%s/%s" (include "leasehold-proxy.auditDir" .) .Values.audit.file) "-" (ne .Values.audit.file "") }}
+{{- $_ := set $config "audit" (dict "file" $file "allowedReads" .Values.audit.allowedReads) }}
 {{- end }}
 {{- toYaml $config }}
 {{- end }}

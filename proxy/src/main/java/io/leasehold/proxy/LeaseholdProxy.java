@@ -212,6 +212,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         RequestAuditing auditing = RequestAuditing.off();
         if (auditOut != null) {
             this.auditWriter = new AuditFileWriter(auditOut, AUDIT_QUEUE_CAPACITY, Counter
+                    .builder("leasehold.audit.lines.written")
+                    .description("Audit lines written and flushed to audit.file")
+                    .register(registry), Counter
                     .builder("leasehold.audit.lines.dropped")
                     .description("Audit lines dropped because the writer fell behind (its queue was full)")
                     .register(registry));
