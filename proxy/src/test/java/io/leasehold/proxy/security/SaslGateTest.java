@@ -267,7 +267,8 @@ class SaslGateTest {
         assertThat(authentications("failure", "bad_credentials")).isEqualTo(1);
         assertThat(audited).extracting(AuditEvent::api, AuditEvent::principal, AuditEvent::clientId,
                 AuditEvent::operation, AuditEvent::resourceName, AuditEvent::decision).containsExactly(
-                        tuple("SaslHandshake", "User:alice", "test", "AUTHENTICATE", "alice", AuditEvent.Decision.ALLOW),
+                        tuple("SaslHandshake", "User:alice", "test", "AUTHENTICATE", "alice",
+                                AuditEvent.Decision.ALLOW),
                         tuple("SaslHandshake", "User:ANONYMOUS", "test", "AUTHENTICATE", null,
                                 AuditEvent.Decision.DENY));
     }
