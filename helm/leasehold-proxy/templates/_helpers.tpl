@@ -97,6 +97,7 @@ app.kubernetes.io/part-of: leasehold
 {{- end }}
 {{- define "leasehold-proxy.aclsDir" -}}/etc/leasehold/acls{{- end }}
 {{- define "leasehold-proxy.quotasDir" -}}/etc/leasehold/quotas{{- end }}
+{{- define "leasehold-proxy.auditDir" -}}/var/log/leasehold-audit{{- end }}
 {{- define "leasehold-proxy.backendTlsDir" -}}/etc/leasehold/backend-tls{{- end }}
 {{- define "leasehold-proxy.backendSaslDir" -}}/etc/leasehold/backend-sasl{{- end }}
 
@@ -215,7 +216,8 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $config "quotas" (dict "file" (printf "%s/quotas.yaml" (include "leasehold-proxy.quotasDir" .))) }}
 {{- end }}
 {{- if .Values.audit.enabled }}
-{{- $_ := set $config "audit" (dict "file" "-" "allowedReads" .Values.audit.allowedReads) }}
+{{- $file := ternary (printf "%s/%s" (include "leasehold-proxy.auditDir" .) .Values.audit.file) "-" (ne .Values.audit.file "") }}
+{{- $_ := set $config "audit" (dict "file" $file "allowedReads" .Values.audit.allowedReads) }}
 {{- end }}
 {{- toYaml $config }}
 {{- end }}

@@ -10,6 +10,7 @@ import io.leasehold.proxy.admin.RoutingMode;
 import io.leasehold.proxy.audit.AllowedAccessSampler;
 import io.leasehold.proxy.audit.AuditFileWriter;
 import io.leasehold.proxy.audit.AuditLog;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.audit.RequestAuditing;
 import io.leasehold.proxy.authorization.AclAuthorizer;
 import io.leasehold.proxy.authorization.AclsFile;
@@ -229,6 +230,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         RequestAuditing auditing = RequestAuditing.off();
         if (auditOut != null) {
             this.auditWriter = new AuditFileWriter(auditOut, AUDIT_QUEUE_CAPACITY, Counter
+                    .builder("leasehold.audit.lines.written")
+                    .description("Audit lines written and flushed to audit.file")
+                    .register(registry), Counter
                     .builder("leasehold.audit.lines.dropped")
                     .description("Audit lines dropped because the writer fell behind (its queue was full)")
                     .register(registry));
@@ -239,6 +243,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         } else {
             this.auditWriter = null;
         }
+        AuthenticationAudit authenticationAudit = new AuthenticationAudit(auditLog, Clock.systemUTC());
         RequestDispatcher requests = new RequestDispatcher(router, control, alloc, presentation, metrics,
                 new RequestDispatcher.Settings(routing.metadataMaxAge(), routing.retryInitialBackoff(),
                         routing.retryMaxBackoff(), backends.requestTimeout(),
@@ -257,8 +262,7 @@ public final class LeaseholdProxy implements AutoCloseable {
         }
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),
-                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), auditLog,
-                Clock.systemUTC());
+                config.sasl().connectionsMaxReauth()), new AuthenticationMetrics(registry), authenticationAudit);
         RequestHandler handler = sasl != null ? sasl : served;
         this.reachability = new BackendReachability(control, router, alloc);
         LOG.info("Memory budget {} MiB (direct memory limit {} MiB): client reading pauses while it is used up",
@@ -272,6 +276,7 @@ public final class LeaseholdProxy implements AutoCloseable {
                 .budget(budget)
                 .certificatePrincipals(listener.tlsClientAuth() == ProxyConfig.ClientAuth.NONE ? null
                         : new ClientCertificatePrincipals(listener.tlsPrincipal()))
+                .authenticationAudit(authenticationAudit)
                 .frameCap(sasl != null ? sasl.frameCap() : FrameCap.NONE)
                 .build();
         this.heartbeat = new EventLoopHeartbeat(workerGroup, HEARTBEAT_INTERVAL, EVENT_LOOP_STUCK_AFTER);

@@ -1,5 +1,6 @@
 package io.leasehold.proxy.access;
 
+import io.leasehold.proxy.audit.TopicCreationCheck;
 import io.leasehold.proxy.authorization.Authorizer;
 import io.leasehold.proxy.exchange.AdminSplit;
 import io.leasehold.proxy.exchange.ResourceSplit;
@@ -92,10 +93,10 @@ public final class AdminAccess {
     public AdminSplit split(ApiMessage body, KafkaPrincipal principal, Map<Uuid, String> topicNames,
                      Set<String> unknownTopics) {
         if (body instanceof CreateTopicsRequestData create) {
-            boolean cluster = authorizer.allowsQuietly(principal, AclOperation.CREATE, ResourceType.CLUSTER,
-                    Resource.CLUSTER_NAME);
-            return ResourceSplit.of(AdminResourceLists.CREATE_TOPICS, create,
-                    topic -> cluster ? null : topic(principal, AclOperation.CREATE, topic.name()));
+            TopicCreationCheck creation = new TopicCreationCheck(authorizer, principal);
+            return ResourceSplit.of(AdminResourceLists.CREATE_TOPICS, create, topic -> creation.allows(topic.name())
+                    ? null : new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, "Not authorized to CREATE topic "
+                    + topic.name()));
         }
         if (body instanceof DeleteTopicsRequestData delete) {
             return delete.topics().isEmpty()

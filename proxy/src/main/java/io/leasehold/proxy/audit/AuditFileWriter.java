@@ -27,6 +27,7 @@ public final class AuditFileWriter implements AuditLog, AutoCloseable {
 
     private final BlockingQueue<AuditEvent> queue;
     private final OutputStream out;
+    private final Counter written;
     private final Counter dropped;
     private final ObjectMapper json = new ObjectMapper();
     private final Thread writer;
@@ -35,11 +36,13 @@ public final class AuditFileWriter implements AuditLog, AutoCloseable {
     /**
      * @param out      where lines go (a file, or standard output); closed by {@link #close()}
      * @param capacity events that may wait to be written before new ones are dropped
+     * @param written  counts lines written and flushed to {@code out}
      * @param dropped  counts events dropped because the queue was full
      */
-    public AuditFileWriter(OutputStream out, int capacity, Counter dropped) {
+    public AuditFileWriter(OutputStream out, int capacity, Counter written, Counter dropped) {
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.out = out;
+        this.written = written;
         this.dropped = dropped;
         this.writer = new Thread(this::writeUntilClosed, "leasehold-audit-writer");
         writer.setDaemon(true);
@@ -83,6 +86,7 @@ public final class AuditFileWriter implements AuditLog, AutoCloseable {
                     out.write(line(event));
                 }
                 out.flush();
+                written.increment(batch.size());
                 batch.clear();
             }
         } catch (IOException e) {

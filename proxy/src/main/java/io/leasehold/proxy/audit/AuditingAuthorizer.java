@@ -19,10 +19,15 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * that filter listings are not.
  */
 public final class AuditingAuthorizer implements Authorizer {
-    /** APIs whose allowed decisions are always written: they change topics, configs, groups, records or ACLs. */
+    /**
+     * APIs whose allowed decisions are always written: they change topics, configs, groups, records,
+     * committed offsets or ACLs. TxnOffsetCommit is listed although the proxy refuses transactions
+     * today, so that serving it later cannot leave its commits out of the log.
+     */
     private static final Set<ApiKeys> MUTATIONS = EnumSet.of(ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
             ApiKeys.CREATE_PARTITIONS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS,
-            ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_DELETE, ApiKeys.ALTER_CLIENT_QUOTAS,
+            ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT,
+            ApiKeys.OFFSET_DELETE, ApiKeys.ALTER_CLIENT_QUOTAS,
             ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.ELECT_LEADERS,
             ApiKeys.ALTER_REPLICA_LOG_DIRS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS);
 

@@ -1,5 +1,7 @@
 package io.leasehold.proxy.frontend;
 
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.request.ConnectionPrincipal;
@@ -11,6 +13,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +24,7 @@ import org.slf4j.LoggerFactory;
  * {@code requested} listener) stays anonymous. A certificate no rule maps is refused as a Kafka
  * broker refuses it: the connection is closed, logged with the client's address and counted as a
  * failed handshake with reason {@code no_principal}. SASL on top later replaces the principal.
+ * Both outcomes of a presented certificate go to the audit log.
  */
 final class CertificatePrincipalHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(CertificatePrincipalHandler.class);
@@ -28,12 +32,14 @@ final class CertificatePrincipalHandler extends ChannelInboundHandlerAdapter {
     private final ClientCertificatePrincipals principals;
     private final FrontendListener listener;
     private final WarningRateLimiter warnings;
+    private final AuthenticationAudit audit;
 
     CertificatePrincipalHandler(ClientCertificatePrincipals principals, FrontendListener listener,
-                                WarningRateLimiter warnings) {
+                                WarningRateLimiter warnings, AuthenticationAudit audit) {
         this.principals = principals;
         this.listener = listener;
         this.warnings = warnings;
+        this.audit = audit;
     }
 
     @Override
@@ -54,10 +60,14 @@ final class CertificatePrincipalHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         X509Certificate certificate = (X509Certificate) chain[0];
+        String remote = String.valueOf(ctx.channel().remoteAddress());
         try {
-            ConnectionPrincipal.set(ctx.channel(), principals.principalOf(certificate));
+            KafkaPrincipal principal = principals.principalOf(certificate);
+            ConnectionPrincipal.set(ctx.channel(), principal);
+            audit.accepted(AuthenticationAudit.TLS, principal, remote, null);
         } catch (ClientCertificatePrincipals.UnmappableCertificateException e) {
             listener.tlsHandshakeFailed("no_principal");
+            audit.refused(AuthenticationAudit.TLS, remote, null, certificate.getSubjectX500Principal().getName());
             warnings.warn(LOG, "tls no_principal", ctx.channel().remoteAddress(),
                     "Closing client {}: its certificate ({}) names no principal: {}", ctx.channel().remoteAddress(),
                     ClientText.escape(certificate.getSubjectX500Principal().getName()),

@@ -1,5 +1,7 @@
 package io.leasehold.proxy.frontend;
 
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.logging.WarningRateLimiter;
@@ -77,6 +79,7 @@ public final class FrontendServer implements AutoCloseable {
     private final List<Channel> serverChannels = new ArrayList<>();
     private final MemoryBudget budget;
     private final ClientCertificatePrincipals certificatePrincipals;
+    private final AuthenticationAudit authenticationAudit;
     private final FrameCap frameCap;
     private final TokenBucket accepts;
     private final TokenBucket handshakes;
@@ -109,6 +112,7 @@ public final class FrontendServer implements AutoCloseable {
         this.tls = parts.tls;
         this.budget = parts.budget;
         this.certificatePrincipals = parts.certificatePrincipals;
+        this.authenticationAudit = parts.authenticationAudit;
         this.frameCap = parts.frameCap;
         this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxConnectionsPerIp());
         this.warnings = WarningRateLimiter.perSecond();
@@ -132,6 +136,7 @@ public final class FrontendServer implements AutoCloseable {
         private Supplier<SslContext> tls;
         private MemoryBudget budget = new MemoryBudget(Long.MAX_VALUE);
         private ClientCertificatePrincipals certificatePrincipals;
+        private AuthenticationAudit authenticationAudit = AuthenticationAudit.off();
         private FrameCap frameCap = FrameCap.NONE;
 
         private Builder(String host, int port, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
@@ -175,6 +180,12 @@ public final class FrontendServer implements AutoCloseable {
          */
         public Builder certificatePrincipals(ClientCertificatePrincipals certificatePrincipals) {
             this.certificatePrincipals = certificatePrincipals;
+            return this;
+        }
+
+        /** Where client certificates accepted and refused are reported for the audit log. */
+        public Builder authenticationAudit(AuthenticationAudit authenticationAudit) {
+            this.authenticationAudit = authenticationAudit;
             return this;
         }
 
@@ -229,10 +240,11 @@ public final class FrontendServer implements AutoCloseable {
                             // First in the pipeline: the limits below see the decrypted frames.
                             SslHandler ssl = tls.get().newHandler(ch.alloc());
                             ssl.setHandshakeTimeout(limits.tlsHandshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(listener, warnings));
+                            ch.pipeline().addLast(ssl, new TlsHandshakeGuard(listener, warnings,
+                                    certificatePrincipals != null ? authenticationAudit : AuthenticationAudit.off()));
                             if (certificatePrincipals != null) {
                                 ch.pipeline().addLast(new CertificatePrincipalHandler(
-                                        certificatePrincipals, listener, warnings));
+                                        certificatePrincipals, listener, warnings, authenticationAudit));
                             }
                         }
                         // Below the prepender: streamed responses carry the broker's own length prefix.

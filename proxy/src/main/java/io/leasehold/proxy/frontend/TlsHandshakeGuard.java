@@ -1,5 +1,7 @@
 package io.leasehold.proxy.frontend;
 
+import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -18,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * other) is closed. Netty reports a failure both as an event and as an exception; only the
  * first is reported and nothing about it is passed on, so the connection handler does not log
  * the same failure again. Errors after a successful handshake go on to the connection handler.
+ * A handshake the proxy refused ({@code rejected}, e.g. an untrusted client certificate) is an
+ * authentication refused for the audit log; probes that close or time out are not.
  */
 final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(TlsHandshakeGuard.class);
@@ -27,11 +31,14 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
 
     private final FrontendListener listener;
     private final WarningRateLimiter warnings;
+    private final AuthenticationAudit audit;
     private State state = State.HANDSHAKING;
 
-    TlsHandshakeGuard(FrontendListener listener, WarningRateLimiter warnings) {
+    /** @param audit where refused handshakes are reported: off on a listener that verifies no certificates */
+    TlsHandshakeGuard(FrontendListener listener, WarningRateLimiter warnings, AuthenticationAudit audit) {
         this.listener = listener;
         this.warnings = warnings;
+        this.audit = audit;
     }
 
     @Override
@@ -63,6 +70,9 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         String reason = reason(root);
         listener.tlsHandshakeFailed(reason);
+        if ("rejected".equals(reason)) {
+            audit.refused(AuthenticationAudit.TLS, String.valueOf(ctx.channel().remoteAddress()), null, null);
+        }
         if ("closed".equals(reason)) {
             // Load balancer and port probes connect and close without a handshake: not worth a warning.
             LOG.info("Client {} closed the connection before completing the TLS handshake ({})",

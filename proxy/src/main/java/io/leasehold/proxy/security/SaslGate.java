@@ -2,6 +2,7 @@ package io.leasehold.proxy.security;
 
 import io.leasehold.proxy.audit.AuditEvent;
 import io.leasehold.proxy.audit.AuditLog;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.protocol.MalformedRequestException;
@@ -16,7 +17,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPipeline;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCounted;
-import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
@@ -24,7 +24,6 @@ import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,22 +57,20 @@ public final class SaslGate implements RequestHandler {
     private final RequestHandler next;
     private final SaslSettings settings;
     private final AuthenticationMetrics metrics;
-    private final AuditLog audit;
-    private final Clock clock;
+    private final AuthenticationAudit audit;
 
     /** A gate that keeps no audit log. */
     public SaslGate(RequestHandler next, SaslSettings settings, AuthenticationMetrics metrics) {
-        this(next, settings, metrics, AuditLog.none(), Clock.systemUTC());
+        this(next, settings, metrics, AuthenticationAudit.off());
     }
 
-    /** @param audit where each authentication's outcome (SaslAuthenticate) is reported */
-    public SaslGate(RequestHandler next, SaslSettings settings, AuthenticationMetrics metrics, AuditLog audit,
-                    Clock clock) {
+    /** @param audit where each authentication's outcome is reported */
+    public SaslGate(RequestHandler next, SaslSettings settings, AuthenticationMetrics metrics,
+                    AuthenticationAudit audit) {
         this.next = next;
         this.settings = settings;
         this.metrics = metrics;
         this.audit = audit;
-        this.clock = clock;
     }
 
     @Override
@@ -121,11 +118,9 @@ public final class SaslGate implements RequestHandler {
                 // The connection's request handler is last in the pipeline; bare tokens are caught just before it.
                 ChannelPipeline pipeline = client.channel().pipeline();
                 pipeline.addBefore(pipeline.lastContext().name(), "sasl-raw-tokens",
-                        new RawSaslTokens(authenticator, client.remote()));
+                        new RawSaslTokens(authenticator, client.remote(), request.header().clientId(), audit));
             }
-            if (api == ApiKeys.SASL_AUTHENTICATE) {
-                audited(request, client, authenticator);
-            }
+            audited(request, client, authenticator);
             if (authenticator.state() == SaslAuthenticator.State.FAILED) {
                 LOG.info("SASL authentication of client {} failed ({} {}); closing the connection", client.remote(),
                         api.name, authenticator.mechanism() == null ? "" : "with " + authenticator.mechanism());
@@ -140,21 +135,18 @@ public final class SaslGate implements RequestHandler {
     }
 
     /**
-     * Reports a finished authentication to the audit log: ALLOW as the user it authenticated as,
-     * DENY when it failed (the principal is then the anonymous one: a claimed name is not proof).
+     * Reports a finished SaslAuthenticate exchange (accepted as the user it authenticated as, or
+     * refused), and a SaslHandshake refused for its mechanism.
      */
     private void audited(RequestFrame request, ClientContext client, SaslAuthenticator authenticator) {
         SaslAuthenticator.State state = authenticator.state();
-        if (!audit.enabled() || state != SaslAuthenticator.State.AUTHENTICATED
-                && state != SaslAuthenticator.State.FAILED) {
-            return;
+        String clientId = request.header().clientId();
+        if (state == SaslAuthenticator.State.FAILED) {
+            audit.refused(request.apiKey().name, client.remote(), clientId, null);
+        } else if (state == SaslAuthenticator.State.AUTHENTICATED && request.apiKey() == ApiKeys.SASL_AUTHENTICATE) {
+            audit.accepted(ApiKeys.SASL_AUTHENTICATE.name, ConnectionPrincipal.user(authenticator.userName()),
+                    client.remote(), clientId);
         }
-        boolean success = state == SaslAuthenticator.State.AUTHENTICATED;
-        String user = success ? authenticator.userName() : null;
-        audit.record(new AuditEvent(clock.instant(), success ? ConnectionPrincipal.user(user).toString()
-                : KafkaPrincipal.ANONYMOUS.toString(), client.remote(), request.header().clientId(),
-                ApiKeys.SASL_AUTHENTICATE.name, "AUTHENTICATE", "USER", user,
-                success ? AuditEvent.Decision.ALLOW : AuditEvent.Decision.DENY));
     }
 
     /** The cap on frames before authentication, for the listener's frame decoder. */

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 class AuditFileWriterTest {
-    private final Counter dropped = new SimpleMeterRegistry().counter("dropped");
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final Counter linesWritten = registry.counter("written");
+    private final Counter dropped = registry.counter("dropped");
 
     private static AuditEvent denial(String topic) {
         return new AuditEvent(Instant.parse("2026-12-04T17:30:01.250Z"), "User:bob", "/127.0.0.1:53122", "admin-1",
@@ -27,7 +29,7 @@ class AuditFileWriterTest {
     @Test
     void writesOneJsonObjectPerLineWithEveryField() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        AuditFileWriter writer = new AuditFileWriter(out, 16, dropped);
+        AuditFileWriter writer = new AuditFileWriter(out, 16, linesWritten, dropped);
         writer.record(denial("orders"));
         writer.record(denial("payments"));
         writer.close();
@@ -46,6 +48,7 @@ class AuditFileWriterTest {
         assertThat(first.get("decision").asText()).isEqualTo("DENY");
         assertThat(new ObjectMapper().readTree(lines.get(1)).get("resourceName").asText()).isEqualTo("payments");
         assertThat(dropped.count()).isZero();
+        assertThat(linesWritten.count()).isEqualTo(2);
     }
 
     /**
@@ -76,7 +79,7 @@ class AuditFileWriterTest {
                 written.write(b, off, len);
             }
         };
-        AuditFileWriter writer = new AuditFileWriter(stalling, 4, dropped);
+        AuditFileWriter writer = new AuditFileWriter(stalling, 4, linesWritten, dropped);
         writer.record(denial("t-0"));
         writing.await();
 
@@ -88,5 +91,6 @@ class AuditFileWriterTest {
         unstall.countDown();
         writer.close();
         assertThat(written.toString(StandardCharsets.UTF_8).lines()).hasSize(5);
+        assertThat(linesWritten.count()).isEqualTo(5);
     }
 }

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The audit log of a real proxy process (SCRAM users, an ACL file) in front of a reference
  * broker, as real kafka-clients admin clients meet it: {@code alice} may create and delete
- * {@code mine-*} topics, {@code bob} may only describe them.
+ * {@code mine-*} topics, {@code bob} may only describe them, {@code carol} may create topics
+ * through CREATE on the cluster.
  */
 class AuditLogEndToEndTest {
     private static final String ACLS = """
@@ -40,6 +41,7 @@ class AuditLogEndToEndTest {
                  operations: [CREATE, DELETE, DESCRIBE], permission: ALLOW}
               - {principal: "User:bob", resourceType: TOPIC, patternType: PREFIXED, name: mine-,
                  operations: [DESCRIBE], permission: ALLOW}
+              - {principal: "User:carol", resourceType: CLUSTER, operations: [CREATE], permission: ALLOW}
             """;
 
     private LocalCluster cluster;
@@ -60,11 +62,12 @@ class AuditLogEndToEndTest {
     }
 
     @Test
-    void auditFileHoldsTheCreatedTopicTheRefusedDeleteAndTheFailedLogin(@TempDir Path dir) throws Exception {
+    void auditFileHoldsTheCreatedTopicsTheRefusedDeleteAndTheFailedLogin(@TempDir Path dir) throws Exception {
         Path users = Files.writeString(dir.resolve("users.yaml"), """
                 users:
                   - {name: alice, password: "alice-pw"}
                   - {name: bob, password: "bob-pw"}
+                  - {name: carol, password: "carol-pw"}
                 """);
         Path acls = Files.writeString(dir.resolve("acls.yaml"), ACLS);
         Path audit = dir.resolve("audit.jsonl");
@@ -76,6 +79,9 @@ class AuditLogEndToEndTest {
 
         try (Admin alice = Admin.create(as("alice", "alice-pw"))) {
             alice.createTopics(List.of(new NewTopic("mine-orders", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (Admin carol = Admin.create(as("carol", "carol-pw"))) {
+            carol.createTopics(List.of(new NewTopic("shared-events", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         try (Admin bob = Admin.create(as("bob", "bob-pw"))) {
             assertThatThrownBy(() -> bob.deleteTopics(Set.of("mine-orders")).all().get(30, TimeUnit.SECONDS))
@@ -98,6 +104,14 @@ class AuditLogEndToEndTest {
                 assertThat(line.get("resourceName").asText()).isEqualTo("mine-orders");
                 assertThat(line.get("decision").asText()).isEqualTo("ALLOW");
                 assertThat(OffsetDateTime.parse(line.get("time").asText())).isNotNull();
+            });
+            assertThat(lines).anySatisfy(line -> {
+                assertThat(line.get("api").asText()).isEqualTo("CreateTopics");
+                assertThat(line.get("principal").asText()).isEqualTo("User:carol");
+                assertThat(line.get("operation").asText()).isEqualTo("CREATE");
+                assertThat(line.get("resourceType").asText()).isEqualTo("CLUSTER");
+                assertThat(line.get("resourceName").asText()).isEqualTo("kafka-cluster");
+                assertThat(line.get("decision").asText()).isEqualTo("ALLOW");
             });
             assertThat(lines).anySatisfy(line -> {
                 assertThat(line.get("api").asText()).isEqualTo("DeleteTopics");

@@ -17,6 +17,8 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class AuditingAuthorizerTest {
     private static final KafkaPrincipal BOB = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "bob");
@@ -86,6 +88,20 @@ class AuditingAuthorizerTest {
         assertThat(recorded).extracting(AuditEvent::api, AuditEvent::resourceName, AuditEvent::decision)
                 .containsExactly(Tuple.tuple("CreateTopics", "ok-new",
                         AuditEvent.Decision.ALLOW));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ApiKeys.class, names = {"OFFSET_COMMIT", "TXN_OFFSET_COMMIT"})
+    void anAllowedOffsetCommitIsWrittenAsAMutationWithoutSampling(ApiKeys commit) {
+        Authorizer authorizer = forRequest(commit, null);
+
+        authorizer.allows(BOB, AclOperation.READ, ResourceType.TOPIC, "ok-orders");
+        authorizer.allows(BOB, AclOperation.READ, ResourceType.TOPIC, "ok-orders");
+
+        assertThat(recorded).extracting(AuditEvent::api, AuditEvent::operation, AuditEvent::resourceName,
+                AuditEvent::decision).containsExactly(
+                        Tuple.tuple(commit.name, "READ", "ok-orders", AuditEvent.Decision.ALLOW),
+                        Tuple.tuple(commit.name, "READ", "ok-orders", AuditEvent.Decision.ALLOW));
     }
 
     @Test

@@ -470,6 +470,24 @@ class HelmChartTest {
     }
 
     @Test
+    void auditFileIsWrittenToAnEmptyDirOfItsSizeOrToTheClaimNamed() throws Exception {
+        RenderedChart onEmptyDir = rendered(tools.template("--set", "audit.enabled=true",
+                "--set", "audit.file=audit.jsonl", "--set", "audit.sizeLimit=2Gi"));
+        RenderedChart onClaim = rendered(tools.template("--set", "audit.enabled=true",
+                "--set", "audit.file=audit.jsonl", "--set", "audit.existingClaim=audit-logs"));
+
+        for (RenderedChart chart : List.of(onEmptyDir, onClaim)) {
+            Path dir = Path.of(mount(chart.proxyContainer(), "audit").path("mountPath").asText());
+            assertThat(Path.of(chart.proxyConfig().audit().file())).isEqualTo(dir.resolve("audit.jsonl"));
+        }
+        assertThat(volume(onEmptyDir, "audit").path("emptyDir").path("sizeLimit").asText()).isEqualTo("2Gi");
+        assertThat(volume(onClaim, "audit").path("persistentVolumeClaim").path("claimName").asText())
+                .isEqualTo("audit-logs");
+        assertThat(render("defaults").podSpec().path("volumes")).as("no audit volume unless a file is set")
+                .noneSatisfy(v -> assertThat(v.path("name").asText()).isEqualTo("audit"));
+    }
+
+    @Test
     void loadBalancerCarriesSourceRangesAnnotationsAndAdvertisesItsName() throws Exception {
         RenderedChart chart = render("external-secure-values.yaml");
         JsonNode service = chart.named("Service", "lh-leasehold-proxy").orElseThrow();

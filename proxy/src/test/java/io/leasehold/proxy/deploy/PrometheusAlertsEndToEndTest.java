@@ -76,18 +76,22 @@ class PrometheusAlertsEndToEndTest {
      * Panel queries (panel title / refId) that may return no series here, and why. Every other
      * query must return at least one series.
      */
-    private static final Map<String, String> MAY_BE_EMPTY = Map.of(
-            "Failed requests per second by API/A", "broker failures are answered inside normal responses; "
-                    + "no client request fails as a whole in this scenario",
-            "Client connections refused or timed out per second/A", "no connection limit is reached",
-            "Client connections refused or timed out per second/B", "no client misses a deadline",
-            "Memory budget/A", "leasehold_memory_budget_used_bytes comes with the proxy-wide memory budget (issue 15 item 3)",
-            "Memory budget/B", "leasehold_memory_budget_limit_bytes comes with the proxy-wide memory budget (issue 15 item 3)",
-            "TLS handshake failures per second/A", "the listener is plaintext",
-            "SASL authentication failures per second/A", "SASL is off",
-            "Rejected client frames per second/A", "real clients send no bad frames",
-            "Quota throttle time per second, by user/A", "no quotas file: nobody is under a quota",
-            "Bytes per second of users under a quota/A", "no quotas file: nobody is under a quota");
+    private static final Map<String, String> MAY_BE_EMPTY = Map.ofEntries(
+            Map.entry("Failed requests per second by API/A", "broker failures are answered inside normal responses; "
+                    + "no client request fails as a whole in this scenario"),
+            Map.entry("Client connections refused or timed out per second/A", "no connection limit is reached"),
+            Map.entry("Client connections refused or timed out per second/B", "no client misses a deadline"),
+            Map.entry("Memory budget/A",
+                    "leasehold_memory_budget_used_bytes comes with the proxy-wide memory budget (issue 15 item 3)"),
+            Map.entry("Memory budget/B",
+                    "leasehold_memory_budget_limit_bytes comes with the proxy-wide memory budget (issue 15 item 3)"),
+            Map.entry("TLS handshake failures per second/A", "the listener is plaintext"),
+            Map.entry("SASL authentication failures per second/A", "SASL is off"),
+            Map.entry("Rejected client frames per second/A", "real clients send no bad frames"),
+            Map.entry("Audit log lines per second/A", "no audit.file: the audit counters exist only with one"),
+            Map.entry("Audit log lines per second/B", "no audit.file, and nothing would be dropped"),
+            Map.entry("Quota throttle time per second, by user/A", "no quotas file: nobody is under a quota"),
+            Map.entry("Bytes per second of users under a quota/A", "no quotas file: nobody is under a quota"));
 
     private ChartTools tools;
     private LocalCluster cluster;

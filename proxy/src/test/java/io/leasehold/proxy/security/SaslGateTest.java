@@ -1,8 +1,12 @@
 package io.leasehold.proxy.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.leasehold.proxy.admin.ProxyMetrics;
+import io.leasehold.proxy.audit.AuditEvent;
+import io.leasehold.proxy.audit.AuditLog;
+import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.backend.BackendListener;
 import io.leasehold.proxy.frontend.FrontendServer;
@@ -25,6 +29,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +70,18 @@ class SaslGateTest {
     private SimpleMeterRegistry registry;
     private final List<ApiKeys> routed = new CopyOnWriteArrayList<>();
     private final List<KafkaPrincipal> principals = new CopyOnWriteArrayList<>();
+    private final List<AuditEvent> audited = new CopyOnWriteArrayList<>();
+    private final AuditLog auditLog = new AuditLog() {
+        @Override
+        public boolean enabled() {
+            return true;
+        }
+
+        @Override
+        public void record(AuditEvent event) {
+            audited.add(event);
+        }
+    };
     private Path users;
     private int port;
 
@@ -98,7 +115,8 @@ class SaslGateTest {
         workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         registry = new SimpleMeterRegistry();
         SaslGate gate = new SaslGate(router, new SaslSettings(List.of("SCRAM-SHA-512", "PLAIN"),
-                UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry));
+                UsersFile.load(users), maxReauth), new AuthenticationMetrics(registry),
+                new AuthenticationAudit(auditLog, Clock.systemUTC()));
         server = FrontendServer.builder("127.0.0.1", 0, boss, workers, gate,
                         BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
                                 Duration.ofSeconds(1), Duration.ofSeconds(1), MAX_FRAME), new BackendListener() { })
@@ -218,6 +236,8 @@ class SaslGateTest {
         assertThat(routed).containsExactly(ApiKeys.METADATA);
         assertThat(principals).as("the router sees who authenticated").containsExactly(new KafkaPrincipal("User", "alice"));
         assertThat(authentications("success", "none")).isEqualTo(1);
+        assertThat(audited).extracting(AuditEvent::api, AuditEvent::principal, AuditEvent::decision)
+                .endsWith(tuple("SaslAuthenticate", "User:alice", AuditEvent.Decision.ALLOW));
     }
 
     @Test
@@ -245,6 +265,12 @@ class SaslGateTest {
             assertThat(closedByServer(socket)).as("a refused bare token closes the connection").isTrue();
         }
         assertThat(authentications("failure", "bad_credentials")).isEqualTo(1);
+        assertThat(audited).extracting(AuditEvent::api, AuditEvent::principal, AuditEvent::clientId,
+                AuditEvent::operation, AuditEvent::resourceName, AuditEvent::decision).containsExactly(
+                        tuple("SaslHandshake", "User:alice", "test", "AUTHENTICATE", "alice",
+                                AuditEvent.Decision.ALLOW),
+                        tuple("SaslHandshake", "User:ANONYMOUS", "test", "AUTHENTICATE", null,
+                                AuditEvent.Decision.DENY));
     }
 
     @Test
@@ -278,6 +304,10 @@ class SaslGateTest {
         assertThat(routed).isEmpty();
         assertThat(authentications("failure", "unsupported_mechanism")).isEqualTo(1);
         assertThat(authentications("failure", "wrong_order")).isEqualTo(1);
+        assertThat(audited).extracting(AuditEvent::api, AuditEvent::principal, AuditEvent::decision).containsExactly(
+                tuple("SaslAuthenticate", "User:ANONYMOUS", AuditEvent.Decision.DENY),
+                tuple("SaslHandshake", "User:ANONYMOUS", AuditEvent.Decision.DENY),
+                tuple("SaslAuthenticate", "User:ANONYMOUS", AuditEvent.Decision.DENY));
     }
 
     /** Runs SaslHandshake v1 and SaslAuthenticate v2 with PLAIN as {@code user}; returns the final answer. */

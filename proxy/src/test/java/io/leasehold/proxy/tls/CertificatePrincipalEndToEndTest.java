@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.proxy.testing.ConfiguredProxy;
 import io.leasehold.proxy.testing.StringClients;
 import io.leasehold.proxy.testing.TestCertificates;
@@ -61,6 +62,8 @@ class CertificatePrincipalEndToEndTest {
 
     private Path dir;
     private TestCertificates certs;
+    /** A CA the proxies do not trust. */
+    private TestCertificates intruders;
     private LocalCluster cluster;
     private ConfiguredProxy first;
     private ConfiguredProxy second;
@@ -73,6 +76,8 @@ class CertificatePrincipalEndToEndTest {
             certs.issue(name, "/OU=clients/CN=" + name, "extendedKeyUsage=clientAuth\n");
         }
         certs.issue("stranger", "/OU=outsiders/CN=stranger", "extendedKeyUsage=clientAuth\n");
+        intruders = TestCertificates.generate(dir.resolve("other-ca"));
+        intruders.issue("intruder", "/OU=clients/CN=intruder", "extendedKeyUsage=clientAuth\n");
         Path acls = Files.writeString(dir.resolve("acls.yaml"), ACLS);
         cluster = LocalCluster.builder("cert-principals").brokers(1).leaseTtl(Duration.ofSeconds(5)).start();
         first = startProxy("cert-proxy-1", acls);
@@ -88,7 +93,12 @@ class CertificatePrincipalEndToEndTest {
                 tlsPrincipal:
                   mappingRules: "RULE:^CN=([^,]+),OU=clients$/$1/L"
                 """.formatted(certs.cert(TestCertificates.SERVER), certs.key(TestCertificates.SERVER), certs.caCert()))
-                .section("authorization: { aclsFile: %s }".formatted(acls)).start();
+                .section("authorization: { aclsFile: %s }".formatted(acls))
+                .section("audit: { file: %s }".formatted(auditFile(name))).start();
+    }
+
+    private Path auditFile(String proxyName) {
+        return dir.resolve(proxyName + "-audit.jsonl");
     }
 
     @AfterAll
@@ -98,14 +108,18 @@ class CertificatePrincipalEndToEndTest {
 
     /** kafka-clients settings for {@code proxy} with the client certificate {@code name}. */
     private Map<String, Object> as(String name, ConfiguredProxy proxy) throws IOException {
+        return as(name, proxy, certs);
+    }
+
+    private Map<String, Object> as(String name, ConfiguredProxy proxy, TestCertificates issuer) throws IOException {
         Map<String, Object> settings = new HashMap<>();
         settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
         settings.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
         settings.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
         settings.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certs.caCert().toString());
         settings.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PEM");
-        settings.put(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, Files.readString(certs.cert(name)));
-        settings.put(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, Files.readString(certs.key(name)));
+        settings.put(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, Files.readString(issuer.cert(name)));
+        settings.put(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, Files.readString(issuer.key(name)));
         return settings;
     }
 
@@ -208,5 +222,47 @@ class CertificatePrincipalEndToEndTest {
                 .value(failures, "reason=\"no_principal\"")).isGreaterThan(before));
         assertThat(Files.readString(first.process().stderrLog()))
                 .contains("names no principal: No rules apply to CN=stranger,OU=outsiders");
+    }
+
+    @Test
+    void auditFileHoldsTheAcceptedCertificateTheUnmappedOneAndTheUntrustedOne() throws Exception {
+        try (Admin writer = Admin.create(as("writer", second))) {
+            writer.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+        }
+        for (Map<String, Object> settings : List.of(as("stranger", second), as("intruder", second, intruders))) {
+            settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);
+            settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 4000);
+            try (Admin refused = Admin.create(settings)) {
+                assertThatThrownBy(() -> refused.describeCluster().clusterId().get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class);
+            }
+        }
+
+        ObjectMapper json = new ObjectMapper();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            // The class's other tests share this proxy, so its file also holds their requests' lines.
+            List<JsonNode> lines = new ArrayList<>();
+            for (String line : Files.readAllLines(auditFile("cert-proxy-2"))) {
+                JsonNode parsed = json.readTree(line);
+                if (parsed.get("api").asText().equals("TLS")) {
+                    lines.add(parsed);
+                }
+            }
+            assertThat(lines).allSatisfy(line -> assertThat(line.get("operation").asText()).isEqualTo("AUTHENTICATE"));
+            assertThat(lines).anySatisfy(line -> {
+                assertThat(line.get("principal").asText()).isEqualTo("User:writer");
+                assertThat(line.get("decision").asText()).isEqualTo("ALLOW");
+            });
+            assertThat(lines).anySatisfy(line -> {
+                assertThat(line.get("principal").asText()).isEqualTo("User:ANONYMOUS");
+                assertThat(line.get("resourceName").asText()).isEqualTo("CN=stranger,OU=outsiders");
+                assertThat(line.get("decision").asText()).isEqualTo("DENY");
+            });
+            assertThat(lines).anySatisfy(line -> {
+                assertThat(line.get("principal").asText()).isEqualTo("User:ANONYMOUS");
+                assertThat(line.get("resourceName").isNull()).isTrue();
+                assertThat(line.get("decision").asText()).isEqualTo("DENY");
+            });
+        });
     }
 }
