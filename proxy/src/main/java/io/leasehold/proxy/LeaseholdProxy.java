@@ -10,6 +10,7 @@ import io.leasehold.proxy.admin.RoutingMode;
 import io.leasehold.proxy.audit.AllowedAccessSampler;
 import io.leasehold.proxy.audit.AuditFileWriter;
 import io.leasehold.proxy.audit.AuditLog;
+import io.leasehold.proxy.audit.AuditMetrics;
 import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.audit.RequestAuditing;
 import io.leasehold.proxy.authorization.AclAuthorizer;
@@ -57,7 +58,6 @@ import io.leasehold.routing.claim.ProxyRegistry;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.snapshot.BrokerAddress;
 import io.leasehold.routing.watch.OwnershipWatcher;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
@@ -229,13 +229,9 @@ public final class LeaseholdProxy implements AutoCloseable {
         AuditLog auditLog = AuditLog.none();
         RequestAuditing auditing = RequestAuditing.off();
         if (auditOut != null) {
-            this.auditWriter = new AuditFileWriter(auditOut, AUDIT_QUEUE_CAPACITY, Counter
-                    .builder("leasehold.audit.lines.written")
-                    .description("Audit lines written and flushed to audit.file")
-                    .register(registry), Counter
-                    .builder("leasehold.audit.lines.dropped")
-                    .description("Audit lines dropped because the writer fell behind (its queue was full)")
-                    .register(registry));
+            AuditMetrics auditMetrics = new AuditMetrics(registry);
+            this.auditWriter = new AuditFileWriter(auditOut, AUDIT_QUEUE_CAPACITY, auditMetrics.written(),
+                    auditMetrics.dropped());
             auditLog = auditWriter;
             auditing = new RequestAuditing(auditWriter, config.audit().allowedReads()
                     ? new AllowedAccessSampler(AUDIT_ALLOWED_INTERVAL.toNanos(), AUDIT_ALLOWED_REMEMBERED,

@@ -1,6 +1,7 @@
 package io.leasehold.proxy.admin;
 
 import io.leasehold.proxy.BuildInfo;
+import io.leasehold.proxy.audit.AuditMetrics;
 import io.leasehold.proxy.request.MemoryBudget;
 
 import io.leasehold.proxy.security.AuthenticationMetrics;
@@ -192,6 +193,7 @@ class ProxyMetricsTest {
         metrics.connectionRefused("max_connections");
         metrics.tlsHandshakeFailed("not_tls");
         new AuthenticationMetrics(registry).succeeded("PLAIN");
+        new AuditMetrics(registry);
         new JwksMetrics(registry).refreshed("url", true);
         metrics.connectionTimedOut("first_request");
         metrics.backendRequestFailed(ApiKeys.PRODUCE, "timeout");

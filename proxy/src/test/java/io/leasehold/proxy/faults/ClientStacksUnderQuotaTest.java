@@ -37,7 +37,7 @@ class ClientStacksUnderQuotaTest {
             cluster.createTopic("quota", PARTITIONS);
             PrometheusScrape metrics = new PrometheusScrape(proxy.adminUrl());
 
-            int records = RequestQuotaClientsTest.writeAndReadWithEveryStack(cluster, proxy.address(), "quota", 0);
+            int records = RequestQuotaClientsTest.writeAndReadWithEveryStack(cluster, proxy.address(), "quota", 1);
 
             double produceThrottle = metrics.value("leasehold_quota_throttle_seconds_total",
                     "quota=\"producer_byte_rate\"");
