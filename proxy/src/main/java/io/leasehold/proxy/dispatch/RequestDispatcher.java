@@ -31,7 +31,6 @@ import io.leasehold.proxy.presentation.BrokerConfigRefusal;
 import io.leasehold.proxy.presentation.ClusterPresentation;
 import io.leasehold.proxy.presentation.FindCoordinatorResponder;
 import io.leasehold.proxy.presentation.MetadataService;
-import io.leasehold.proxy.presentation.ProxyIdentity;
 import io.leasehold.proxy.presentation.TransactionRefusal;
 import io.leasehold.proxy.protocol.ErrorResponder;
 import io.leasehold.proxy.protocol.KafkaMessages;

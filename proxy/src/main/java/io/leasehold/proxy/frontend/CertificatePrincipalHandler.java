@@ -1,6 +1,5 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.logging.ClientText;
 import io.leasehold.proxy.logging.WarningRateLimiter;

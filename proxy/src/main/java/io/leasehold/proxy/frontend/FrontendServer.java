@@ -1,6 +1,5 @@
 package io.leasehold.proxy.frontend;
 
-import io.leasehold.proxy.admin.ProxyMetrics;
 import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.config.ProxyConfig;

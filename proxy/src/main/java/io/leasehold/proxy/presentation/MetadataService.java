@@ -6,7 +6,6 @@ import io.leasehold.proxy.owners.OwnerLookup;
 import io.leasehold.proxy.protocol.KafkaMessages;
 import io.leasehold.proxy.versions.FirstVersions;
 import io.leasehold.proxy.versions.VersionBridge;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.Comparator;

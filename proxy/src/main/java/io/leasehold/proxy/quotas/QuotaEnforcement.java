@@ -15,7 +15,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Holds clients to their byte-rate quotas as a Kafka broker does (KIP-219), in front of the
- * request router and behind SASL, so the user is known: a Produce counts its request bytes before
+ * dispatcher and behind SASL, so the user is known: a Produce counts its request bytes before
  * it is forwarded, a Fetch the bytes of its answer. A client over its quota gets its answer at
  * once with {@code throttle_time_ms} set (the larger of the broker's and the proxy's), and then
  * its connection is not read for that time ({@link ClientContext#throttleFor}). Where the answer

@@ -1,7 +1,5 @@
 package io.leasehold.proxy.security;
 
-import io.leasehold.proxy.audit.AuditEvent;
-import io.leasehold.proxy.audit.AuditLog;
 import io.leasehold.proxy.audit.AuthenticationAudit;
 import io.leasehold.proxy.protocol.FrameCap;
 import io.leasehold.proxy.protocol.KafkaMessages;
@@ -28,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * SASL in front of the request router, for a listener that requires it. Before a connection has
+ * SASL in front of the dispatcher, for a listener that requires it. Before a connection has
  * authenticated, only ApiVersions (answered by the router, with the SASL APIs added) and the
  * SASL APIs are served; any other request closes the connection, as a Kafka broker does. A
  * failed exchange is answered with the protocol's error and then the connection is closed.
