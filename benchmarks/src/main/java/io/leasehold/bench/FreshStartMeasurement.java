@@ -118,8 +118,8 @@ final class FreshStartMeasurement {
         double perGigabyte = cpuSeconds / (bytes / 1e9);
         table.add(window, name, new WindowFigures(megabytesPerSecond, perGigabyte, compiler.share()));
         out.printf(Locale.ROOT, "round %d %-12s %-10s %7.1f MB/s  cpu %6.2f s  %5.2f s/GB  compiler %6.2f s"
-                        + " (%4.1f %%)  errors %d%n",
+                        + " (%4.1f %%)  errors %d  %s%n",
                 round, name, window, megabytesPerSecond, cpuSeconds, perGigabyte, compiler.compilerSeconds(),
-                100 * compiler.share(), errors);
+                100 * compiler.share(), errors, ThreadCpu.top(threadSeconds, 5));
     }
 }

@@ -334,7 +334,7 @@ public final class ProxyCpuComparison {
                     double cpu = after.cpuSecondsSince(before);
                     double sys = after.systemSeconds() - before.systemSeconds();
                     String counted = (syscalls == null ? "" : "  " + syscalls.stopPerMegabyte(result.totalPayloadBytes()))
-                            + "  " + topThreads(ThreadCpu.read(proxy.pid()).since(threadsBefore));
+                            + "  " + ThreadCpu.top(ThreadCpu.read(proxy.pid()).since(threadsBefore), 4);
                     double perGb = cpu / (result.totalPayloadBytes() / 1e9);
                     String key = workload.label() + " " + name;
                     cpuPerGb.computeIfAbsent(key, k -> new ArrayList<>()).add(perGb);
@@ -367,12 +367,5 @@ public final class ProxyCpuComparison {
             }
             out.println(row);
         }
-    }
-
-    private static String topThreads(Map<String, Double> seconds) {
-        return seconds.entrySet().stream().filter(e -> e.getValue() > 0)
-                .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(4)
-                .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
-                .collect(Collectors.joining(", ", "[", "]"));
     }
 }
