@@ -22,11 +22,13 @@ RUN mvn -B -ntp -pl proxy -am package -DskipTests
 # jdeps --print-module-deps on the shaded jar, plus what is loaded by name and so invisible to
 # it: jdk.crypto.ec (TLS key exchange and EC keys), jdk.naming.dns, java.logging. A full JRE is
 # three times the size. --generate-cds-archive: the JDK classes' own CDS archive, which a jlink
-# runtime lacks otherwise and on which the proxy's archive (below) is built.
+# runtime lacks otherwise and on which the proxy's archive (below) is built; its variant for
+# heaps without compressed pointers (over 32 GB, never a proxy's) is dropped (11 MB).
 FROM ${JDK_IMAGE} AS runtime
 ARG JAVA_MODULES=java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.security.sasl,java.sql,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported
 RUN jlink --add-modules "${JAVA_MODULES}" --strip-debug --no-header-files --no-man-pages \
-      --compress=2 --generate-cds-archive --output /opt/java
+      --compress=2 --generate-cds-archive --output /opt/java \
+ && rm /opt/java/lib/server/classes_nocoops.jsa
 
 # --- run: a slim Debian with that runtime, non-root, read-only-root-filesystem friendly -------
 FROM ${RUNTIME_IMAGE}
