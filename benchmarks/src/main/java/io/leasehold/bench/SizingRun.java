@@ -37,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The sizing table of docs/operations.md: proxy CPU per MB/s and resident memory at steady,
@@ -238,15 +239,12 @@ public final class SizingRun {
         }
     }
 
-    private interface Cell {
-        LoadResult run();
-    }
-
-    private void record(ListenerSecurity mode, String kind, String acks, double rate, LaunchedProxy proxy, Cell cell) {
+    private void record(ListenerSecurity mode, String kind, String acks, double rate, LaunchedProxy proxy,
+            Supplier<LoadResult> cell) {
         ProcessStats stats = new ProcessStats(proxy.pid());
         ProcessStats.Sample before = stats.sample();
         long start = System.nanoTime();
-        LoadResult result = cell.run();
+        LoadResult result = cell.get();
         double wall = (System.nanoTime() - start) / 1e9;
         ProcessStats.Sample after = stats.sample();
         SizingRow row = SizingRow.throughput(kind, mode.name(), acks, rate, result.megabytesPerSecond(),

@@ -110,8 +110,8 @@ public final class SizingTable {
             return;
         }
         Spread rate = Spread.of(direct.stream().map(r -> r.achievedMegabytesPerSecond() * 1e6 / 1024).toList());
-        out.append("| produce acks=all, ").append(number(rate.median(), "%,.0f"))
-                .append(" records/s of 1 KiB; median (min..max) of ").append(direct.size())
+        out.append("| produce acks=all, 1 KiB records, ").append(number(rate.median(), "%,.0f"))
+                .append(" records/s reached; median (min..max) of ").append(direct.size())
                 .append(" interleaved rounds | p50 ms | p99 ms | load average (1 min) |\n|---|---:|---:|---|\n");
         Spread directP50 = Spread.of(direct.stream().map(SizingRow::p50Millis).toList());
         Spread directP99 = Spread.of(direct.stream().map(SizingRow::p99Millis).toList());

@@ -46,7 +46,8 @@ class SizingTableTest {
     void latencyIsTheMedianOfTheRoundsAndWhatTheProxyAdds() {
         String table = SizingTable.render(CSV);
 
-        assertThat(table).contains("| produce acks=all, 1,000 records/s of 1 KiB; median (min..max) of 2 interleaved rounds |");
+        assertThat(table).contains("| produce acks=all, 1 KiB records, 1,000 records/s reached;"
+                + " median (min..max) of 2 interleaved rounds |");
         assertThat(table).contains("| direct to the broker | 2.00 (1.00..3.00) | 6.00 (4.00..8.00) | 1.0 |");
         assertThat(table).contains("| through the proxy (plaintext) | 2.30 (1.50..3.10) | 7.50 (6.00..9.00) | 1.0 |");
         assertThat(table).contains("| added by the proxy (difference of the medians) | +0.30 | +1.50 | |");
