@@ -8,12 +8,12 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Deletes the temporary directories the launched servers used. */
-final class FileTrees {
+public final class FileTrees {
 
     private FileTrees() {
     }
 
-    static void deleteRecursively(Path root) {
+    public static void deleteRecursively(Path root) {
         if (root == null || !Files.exists(root)) {
             return;
         }

@@ -4,6 +4,7 @@ import io.leasehold.routing.testing.LoopbackPorts;
 import io.leasehold.testing.JavaCommand;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Starts Kroxylicious 0.12 as a pure proxy: one virtual cluster in front of the backend brokers,
@@ -36,7 +37,7 @@ public final class KroxyliciousInstance {
         Path config = baseDir.resolve("kroxylicious.yaml");
         LaunchedProxy.writeConfig(baseDir, config, yaml(backendBootstrap, port, firstNodeId, nodeCount));
         return LaunchedProxy.start("kroxylicious", new JavaCommand(classpath, JVM_OPTIONS), MAIN_CLASS,
-                List.of(config.toString(), "127.0.0.1:" + port), baseDir, port, logDir);
+                List.of(config.toString(), "127.0.0.1:" + port), baseDir, port, logDir, Map.of());
     }
 
     private static String yaml(List<String> backendBootstrap, int port, int firstNodeId, int nodeCount) {

@@ -8,9 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A proxy under measurement, in its own JVM: where clients bootstrap, its process (for CPU and
@@ -22,6 +25,8 @@ public final class LaunchedProxy implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+    /** The first "used" figure of GC.heap_info: the whole heap's, before the per-region lines. */
+    private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
 
     private final Path baseDir;
     private final int port;
@@ -54,8 +59,8 @@ public final class LaunchedProxy implements AutoCloseable {
 
     /** Starts {@code mainClass} and waits until it prints {@code READY}; stops it and cleans up if it does not. */
     static LaunchedProxy start(String name, JavaCommand java, String mainClass, List<String> arguments, Path baseDir,
-            int port, Path logDir) {
-        ManagedProcess process = ManagedProcess.start(name, java.command(mainClass, arguments), logDir, Map.of());
+            int port, Path logDir, Map<String, String> environment) {
+        ManagedProcess process = ManagedProcess.start(name, java.command(mainClass, arguments), logDir, environment);
         LaunchedProxy proxy = new LaunchedProxy(baseDir, port, process);
         try {
             process.awaitReady(START_TIMEOUT);
@@ -83,19 +88,41 @@ public final class LaunchedProxy implements AutoCloseable {
      * while the proxy runs (a SIGTERM path that halts the JVM would skip a dump on exit).
      */
     public void dumpFlightRecording(String recordingName, Path file) {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(process.pid()), "JFR.dump", "name=" + recordingName, "filename=" + file);
+        String output = jcmd("JFR.dump", "name=" + recordingName, "filename=" + file);
+        if (!Files.exists(file)) {
+            throw new IllegalStateException("jcmd JFR.dump wrote no " + file + ": " + output.trim());
+        }
+    }
+
+    /**
+     * Runs a full GC in the proxy ({@code jcmd GC.run}) and returns the heap it still uses, in
+     * bytes, as {@code jcmd GC.heap_info} reports it ({@code ... used 12345K}).
+     */
+    public long heapUsedAfterGc() {
+        jcmd("GC.run");
+        Matcher used = HEAP_USED.matcher(jcmd("GC.heap_info"));
+        if (!used.find()) {
+            throw new IllegalStateException("jcmd GC.heap_info names no heap use for process " + process.pid());
+        }
+        return Long.parseLong(used.group(1)) * 1024;
+    }
+
+    private String jcmd(String... arguments) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid())));
+        command.addAll(List.of(arguments));
         try {
             Process jcmd = new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0 || !Files.exists(file)) {
-                throw new IllegalStateException("jcmd JFR.dump failed: " + output.trim());
+            if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+                throw new IllegalStateException("jcmd " + String.join(" ", arguments) + " failed: " + output.trim());
             }
+            return output;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run jcmd", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while dumping the proxy's flight recording", e);
+            throw new IllegalStateException("interrupted while running jcmd " + String.join(" ", arguments), e);
         }
     }
 

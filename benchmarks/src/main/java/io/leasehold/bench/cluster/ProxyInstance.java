@@ -7,10 +7,12 @@ import io.leasehold.testing.ProxyConfigYaml;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Starts one Leasehold proxy ({@code io.leasehold.proxy.Main}) in its own JVM with a fixed 1 GiB
- * heap, configured by a YAML file written for this run (the shared harness's
+ * heap (or, with {@link #startAsOperator}, the JVM flags and environment an operator would give it),
+ * configured by a YAML file written for this run (the shared harness's
  * {@link ProxyConfigYaml}): loopback listener and admin ports, the run's etcd, the backends'
  * bootstrap addresses, and the {@link Presentation} it shows clients.
  */
@@ -30,15 +32,32 @@ public final class ProxyInstance {
      */
     public static LaunchedProxy start(String classpath, String etcdEndpoint, List<String> backendBootstrap,
             Presentation presentation, Path logDir, String name, List<String> extraJvmOptions) {
+        List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
+        jvmOptions.addAll(extraJvmOptions);
+        return launch(classpath, etcdEndpoint, backendBootstrap, presentation, logDir, name, jvmOptions, Map.of());
+    }
+
+    /**
+     * Starts a proxy with exactly {@code jvmOptions} (heap flags included, none of the fixed 1 GiB
+     * heap) and {@code environment} added to its environment, e.g. {@code LEASEHOLD_*} overrides
+     * of the configuration's keys; waits until it prints {@code READY}.
+     */
+    public static LaunchedProxy startAsOperator(String classpath, String etcdEndpoint, List<String> backendBootstrap,
+            Path logDir, String name, List<String> jvmOptions, Map<String, String> environment) {
+        return launch(classpath, etcdEndpoint, backendBootstrap, Presentation.singleNode(), logDir, name, jvmOptions,
+                environment);
+    }
+
+    private static LaunchedProxy launch(String classpath, String etcdEndpoint, List<String> backendBootstrap,
+            Presentation presentation, Path logDir, String name, List<String> jvmOptions,
+            Map<String, String> environment) {
         Path baseDir = LaunchedProxy.directory("leasehold-bench-proxy-");
         int port = freePortOutside(presentation);
         Path config = baseDir.resolve("proxy.yaml");
         LaunchedProxy.writeConfig(baseDir, config, new ProxyConfigYaml("127.0.0.1", port, freePortOutside(presentation),
                 List.of(etcdEndpoint), KeySchema.DEFAULT_PREFIX, backendBootstrap).render() + presentation.yaml());
-        List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
-        jvmOptions.addAll(extraJvmOptions);
         return LaunchedProxy.start(name, new JavaCommand(classpath, jvmOptions), MAIN_CLASS,
-                List.of("--config", config.toString()), baseDir, port, logDir);
+                List.of("--config", config.toString()), baseDir, port, logDir, environment);
     }
 
     /** A free port that is not one of the node ports, which were only free when they were picked. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,14 +26,32 @@ public final class ConsumerLoad {
 
     private final Timing timing;
     private final Duration timeLimit;
+    private final Map<String, Object> clientSettings;
+    private final double bytesPerSecond;
 
     /**
      * @param timing    warm-up and measured window
      * @param timeLimit how long the consumer may wait for its first records
      */
     public ConsumerLoad(Timing timing, Duration timeLimit) {
+        this(timing, timeLimit, Map.of(), 0);
+    }
+
+    /**
+     * @param clientSettings further consumer settings, e.g. {@code security.protocol} and its
+     *                       TLS or SASL settings; they win over the ones this class sets
+     * @param bytesPerSecond payload bytes per second to read at most, 0 for as fast as possible:
+     *                       the consumer stops polling while it is ahead of that rate, and so
+     *                       stops fetching once its fetched data is not being drained
+     */
+    public ConsumerLoad(Timing timing, Duration timeLimit, Map<String, Object> clientSettings, double bytesPerSecond) {
+        if (bytesPerSecond < 0) {
+            throw new IllegalArgumentException("rate must be >= 0, was " + bytesPerSecond);
+        }
         this.timing = timing;
         this.timeLimit = timeLimit;
+        this.clientSettings = Map.copyOf(clientSettings);
+        this.bytesPerSecond = bytesPerSecond;
     }
 
     public LoadResult run(String bootstrap, String topic) {
@@ -45,6 +64,7 @@ public final class ConsumerLoad {
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             long firstDeadline = System.nanoTime() + timeLimit.toNanos();
+            long firstBatch = 0;
             long windowStart = 0;
             long windowEnd = 0;
             long count = 0;
@@ -61,6 +81,7 @@ public final class ConsumerLoad {
                     continue;
                 }
                 if (windowStart == 0) {
+                    firstBatch = now;
                     windowStart = now + timing.warmup().toNanos();
                     windowEnd = windowStart + timing.measure().toNanos();
                 }
@@ -76,9 +97,22 @@ public final class ConsumerLoad {
                 if (readToEnd(consumer, ends)) {
                     consumer.seekToBeginning(partitions);
                 }
+                holdToRate(firstBatch, totalBytes);
             }
             double seconds = timing.measure().toNanos() / 1e9;
             return new LoadResult(count, bytes, seconds, totalBytes, new Histogram(3), 0, null);
+        }
+    }
+
+    /** Sleeps while {@code bytesSoFar} since {@code firstBatch} is ahead of the rate (if there is one). */
+    private void holdToRate(long firstBatch, long bytesSoFar) {
+        if (bytesPerSecond == 0) {
+            return;
+        }
+        long due = firstBatch + (long) (bytesSoFar / bytesPerSecond * 1e9);
+        long ahead = due - System.nanoTime();
+        if (ahead > 0) {
+            LockSupport.parkNanos(ahead);
         }
     }
 
@@ -90,7 +124,7 @@ public final class ConsumerLoad {
         }
         return true;
     }
-    private static Properties properties(String bootstrap) {
+    private Properties properties(String bootstrap) {
         Properties properties = new Properties();
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -101,6 +135,7 @@ public final class ConsumerLoad {
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "20");
         properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        properties.putAll(clientSettings);
         return properties;
     }
 }

@@ -3,6 +3,7 @@ package io.leasehold.bench.load;
 import io.leasehold.bench.report.Failures;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
@@ -26,6 +27,7 @@ public final class ProducerLoad {
     private static final long MAX_LATENCY_MICROS = 120_000_000L;
     private final Timing timing;
     private final int bufferBytes;
+    private final Map<String, Object> clientSettings;
 
     /**
      * @param bufferBytes each producer's {@code buffer.memory}. At full speed a producer's queue is
@@ -34,8 +36,17 @@ public final class ProducerLoad {
      *                    proxy's own delay is still visible next to it.
      */
     public ProducerLoad(Timing timing, int bufferBytes) {
+        this(timing, bufferBytes, Map.of());
+    }
+
+    /**
+     * @param clientSettings further producer settings, e.g. {@code security.protocol} and its
+     *                       TLS or SASL settings; they win over the ones this class sets
+     */
+    public ProducerLoad(Timing timing, int bufferBytes, Map<String, Object> clientSettings) {
         this.timing = timing;
         this.bufferBytes = bufferBytes;
+        this.clientSettings = Map.copyOf(clientSettings);
     }
 
     public LoadResult run(String bootstrap, String topic, ProducerWorkload workload) {
@@ -43,7 +54,7 @@ public final class ProducerLoad {
         try {
             for (int i = 0; i < workload.producers(); i++) {
                 KafkaProducer<byte[], byte[]> producer =
-                        new KafkaProducer<>(properties(bootstrap, workload, i, bufferBytes));
+                        new KafkaProducer<>(properties(bootstrap, workload, i));
                 producers.add(producer);
                 // Metadata before the clock starts: a schedule must not begin with a metadata round trip's backlog.
                 producer.partitionsFor(topic);
@@ -87,7 +98,7 @@ public final class ProducerLoad {
                 latency, errors, firstError);
     }
 
-    private static Properties properties(String bootstrap, ProducerWorkload workload, int index, int bufferBytes) {
+    private Properties properties(String bootstrap, ProducerWorkload workload, int index) {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ProducerConfig.ACKS_CONFIG, workload.acks());
@@ -100,6 +111,7 @@ public final class ProducerLoad {
         properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        properties.putAll(clientSettings);
         return properties;
     }
 

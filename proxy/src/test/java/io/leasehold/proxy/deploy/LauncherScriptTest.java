@@ -94,6 +94,29 @@ class LauncherScriptTest {
     }
 
     @Test
+    void noClassDataArchiveFlagWithoutAnArchiveBesideTheJar() throws Exception {
+        writeEchoJar(home.resolve("lib/leasehold-proxy-1.0-all.jar"));
+
+        CommandResult result = launch(Map.of(), "--config", "x.yaml");
+
+        assertThat(result.succeeded()).as(result.describe()).isTrue();
+        assertThat(result.stdout()).doesNotContain("SharedArchiveFile").doesNotContain("-Xshare");
+    }
+
+    @Test
+    void anArchiveBesideTheJarIsUsedAndOneTheJvmCannotMapIsNotFatal() throws Exception {
+        writeEchoJar(home.resolve("lib/leasehold-proxy-1.0-all.jar"));
+        // Not an archive at all: stands in for one written by another JDK build or for another jar.
+        Path archive = Files.writeString(home.resolve("lib/leasehold-proxy-1.0-all.jsa"), "not a CDS archive");
+
+        CommandResult result = launch(Map.of(), "--config", "x.yaml");
+
+        assertThat(result.succeeded()).as(result.describe()).isTrue();
+        assertThat(result.stdout()).contains("-XX:SharedArchiveFile=" + archive).contains("-Xshare:auto")
+                .contains("args=[--config, x.yaml]");
+    }
+
+    @Test
     void missingJarFailsWithTheBuildCommand() throws Exception {
         CommandResult result = launch(Map.of(), "--config", "x.yaml");
 
