@@ -15,6 +15,7 @@ import io.leasehold.bench.process.ChildProcessStopper;
 import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.report.Spread;
+import io.leasehold.bench.report.WindowedCpuTable;
 import io.leasehold.bench.suite.CompilerWarmUp;
 import io.leasehold.bench.suite.KafkaBackend;
 import io.leasehold.bench.suite.Placement;
@@ -30,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -47,6 +49,12 @@ import java.util.stream.Collectors;
  * CPU is divided by every payload byte of the run. The
  * fourth workload holds two producers to 20,000 records/s: small requests, where the cost per
  * request shows. {@code --workload TEXT} keeps only the workloads whose label contains TEXT.
+ *
+ * <p>With {@code --fresh SECONDS} there is no warm-up: each proxy starts fresh and is measured
+ * from its first request with its JIT compiler counted ({@link FreshStartMeasurement}), under one
+ * workload (acks=all, 4 producers, linger 5 ms unless {@code --acks}/{@code --workload} pick
+ * another); the baseline jar is optional then. {@code --proxy-jvm-options} adds JVM flags to the
+ * current build's proxy only, so a flag can be measured against the baseline in one run.
  */
 public final class ProxyCpuComparison {
 
@@ -67,6 +75,9 @@ public final class ProxyCpuComparison {
             new ProducerWorkload(1, 1024, "all", 0, 0),
             new ProducerWorkload(4, 1024, "all", 5, 0),
             new ProducerWorkload(1, 1024, "all", 0, 5_000));
+    private static final String BASELINE = "baseline";
+    private static final String CURRENT = "current";
+    private static final String KROXYLICIOUS = "kroxylicious";
     private final PrintStream out;
     private final Options options;
 
@@ -81,9 +92,13 @@ public final class ProxyCpuComparison {
      * @param workloads    the acks=1 workloads, or with {@code --acks all} the acks=all ones
      * @param owners       Kafka brokers, each leading an equal share of the partitions (1 or 3)
      * @param nodePerOwner both Leasehold builds in node-per-owner presentation instead of single-node
+     * @param fresh        each proxy measured from a fresh start for this long, without warm-up; null for the
+     *                     warmed-up rounds
+     * @param proxyJvmOptions extra JVM flags for the current build's proxy only
      */
     record Options(Path baselineJar, int rounds, String kroxylicious, boolean profile, boolean syscalls, Duration warmUp,
-                   Duration window, List<ProducerWorkload> workloads, Path logDir, int owners, boolean nodePerOwner) {
+                   Duration window, List<ProducerWorkload> workloads, Path logDir, int owners, boolean nodePerOwner,
+                   Duration fresh, List<String> proxyJvmOptions) {
     }
 
     ProxyCpuComparison(Options options, PrintStream out) {
@@ -93,7 +108,12 @@ public final class ProxyCpuComparison {
 
     static final String USAGE = "usage: ProxyCpuComparison --baseline PROXY_JAR [--rounds N] [--warm-up SECONDS]"
             + " [--window SECONDS] [--acks 1|all] [--workload TEXT] [--owners 1|3]"
-            + " [--presentation single-node|node-per-owner] [--kroxylicious] [--syscalls] [--profile]";
+            + " [--presentation single-node|node-per-owner] [--kroxylicious] [--syscalls] [--profile]"
+            + " [--proxy-jvm-options \"FLAGS\"]\n"
+            + "       ProxyCpuComparison --fresh SECONDS [--baseline PROXY_JAR] [--rounds N] [--acks 1|all]"
+            + " [--workload TEXT] [--kroxylicious] [--proxy-jvm-options \"FLAGS\"]";
+    /** The workload of {@code --fresh} unless {@code --workload} picks another: acks=all, 4 producers, linger 5 ms. */
+    private static final ProducerWorkload FRESH_DEFAULT = ACKS_ALL.get(1);
 
     public static void main(String[] args) {
         // Ctrl-C or SIGTERM skips the close() of the brokers, etcd and proxies below; this stops them.
@@ -114,7 +134,7 @@ public final class ProxyCpuComparison {
     /** Parses arguments; throws IllegalArgumentException naming the bad argument. */
     static Options parse(String[] args, String kroxyliciousClasspath) {
         Path baseline = null;
-        int rounds = 5;
+        int rounds = 0;
         int warmUpSeconds = 120;
         int windowSeconds = 10;
         List<ProducerWorkload> workloads = ACKS_ONE;
@@ -124,6 +144,9 @@ public final class ProxyCpuComparison {
         String workloadText = null;
         int owners = 1;
         boolean nodePerOwner = false;
+        boolean acksGiven = false;
+        Duration fresh = null;
+        List<String> proxyJvmOptions = List.of();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--baseline" -> baseline = Path.of(BenchOptions.value(args, ++i, "--baseline"));
@@ -131,9 +154,20 @@ public final class ProxyCpuComparison {
                 case "--warm-up" -> warmUpSeconds = BenchOptions.positive(BenchOptions.value(args, ++i, "--warm-up"), "--warm-up");
                 case "--window" -> windowSeconds = BenchOptions.positive(BenchOptions.value(args, ++i, "--window"),
                         "--window");
+                case "--fresh" -> fresh = Duration.ofSeconds(
+                        BenchOptions.positive(BenchOptions.value(args, ++i, "--fresh"), "--fresh"));
+                case "--proxy-jvm-options" -> proxyJvmOptions = Arrays.stream(
+                        BenchOptions.value(args, ++i, "--proxy-jvm-options").trim().split("\\s+"))
+                        .filter(option -> !option.isEmpty()).toList();
                 case "--acks" -> workloads = switch (BenchOptions.value(args, ++i, "--acks")) {
-                    case "1" -> ACKS_ONE;
-                    case "all" -> ACKS_ALL;
+                    case "1" -> {
+                        acksGiven = true;
+                        yield ACKS_ONE;
+                    }
+                    case "all" -> {
+                        acksGiven = true;
+                        yield ACKS_ALL;
+                    }
                     default -> throw new IllegalArgumentException("--acks must be 1 or all, was " + args[i]);
                 };
                 case "--workload" -> workloadText = BenchOptions.value(args, ++i, "--workload");
@@ -154,6 +188,17 @@ public final class ProxyCpuComparison {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
+        if (rounds == 0) {
+            rounds = fresh == null ? 5 : 1;
+        }
+        if (fresh != null) {
+            if (!acksGiven) {
+                workloads = ACKS_ALL;
+            }
+            if (workloadText == null) {
+                workloads = List.of(FRESH_DEFAULT);
+            }
+        }
         if (workloadText != null) {
             String text = workloadText;
             List<ProducerWorkload> all = workloads;
@@ -163,7 +208,13 @@ public final class ProxyCpuComparison {
                         + all.stream().map(ProducerWorkload::label).toList());
             }
         }
-        if (baseline == null || !Files.isRegularFile(baseline)) {
+        if (fresh != null) {
+            // One workload per fresh run: the first that matched.
+            workloads = workloads.subList(0, 1);
+        }
+        // With --fresh the baseline is optional: the current build against Kroxylicious is the figure asked for.
+        boolean baselineRequired = fresh == null;
+        if ((baselineRequired || baseline != null) && (baseline == null || !Files.isRegularFile(baseline))) {
             throw new IllegalArgumentException("--baseline must name the baseline build's proxy jar, was " + baseline);
         }
         if (kroxylicious && kroxyliciousClasspath == null) {
@@ -172,45 +223,84 @@ public final class ProxyCpuComparison {
         }
         return new Options(baseline, rounds, kroxylicious ? kroxyliciousClasspath : null, profile, syscalls,
                 Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(windowSeconds), workloads,
-                Path.of("benchmarks", "target", "bench-logs"), owners, nodePerOwner);
+                Path.of("benchmarks", "target", "bench-logs"), owners, nodePerOwner, fresh, proxyJvmOptions);
     }
 
     void run() {
         String classpath = System.getProperty("java.class.path");
-        String baselineClasspath = Arrays.stream(classpath.split(":"))
-                .map(entry -> entry.contains("leasehold-proxy-") && entry.endsWith(".jar")
-                        ? options.baselineJar().toAbsolutePath().toString() : entry)
-                .collect(Collectors.joining(":"));
         out.println("load average at start: " + MachineInfo.loadAverage());
+        out.println("machine: " + MachineInfo.describe());
         out.println("brokers (owners): " + options.owners() + ", Leasehold presentation: "
-                + (options.nodePerOwner() ? "node-per-owner" : "single-node"));
+                + (options.nodePerOwner() ? "node-per-owner" : "single-node")
+                + (options.proxyJvmOptions().isEmpty() ? "" : ", current build's extra JVM options: "
+                        + String.join(" ", options.proxyJvmOptions())));
         try (EtcdServer etcd = EtcdServer.start();
                 KafkaCluster cluster = KafkaCluster.start(classpath, options.owners(), options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcd.endpoint(), new KeySchema(KeySchema.DEFAULT_PREFIX))) {
             KafkaBackend backend = new KafkaBackend(cluster, seeder);
             backend.createTopic(TOPIC, PARTITIONS, options.owners() == 1 ? Placement.ONE_OWNER : Placement.SPREAD);
             List<String> bootstrap = cluster.nodes().stream().map(KafkaNode::address).toList();
-            Map<String, LaunchedProxy> proxies = new LinkedHashMap<>();
-            try {
-                proxies.put("baseline", ProxyInstance.start(baselineClasspath, etcd.endpoint(), bootstrap,
-                        presentation(bootstrap.size()), options.logDir(), "cpu-baseline", List.of()));
-                proxies.put("current", ProxyInstance.start(classpath, etcd.endpoint(), bootstrap,
-                        presentation(bootstrap.size()), options.logDir(), "cpu-current", options.profile()
-                                ? List.of("-XX:StartFlightRecording=name=cpu,settings=profile,filename="
-                                        + options.logDir().toAbsolutePath().resolve("cpu-current.jfr"),
-                                        // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
-                                        "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit")
-                                : List.of()));
-                if (options.kroxylicious() != null) {
-                    proxies.put("kroxylicious", KroxyliciousInstance.start(options.kroxylicious(), bootstrap,
-                            KafkaCluster.FIRST_NODE_ID, bootstrap.size(), options.logDir()));
+            Map<String, Supplier<LaunchedProxy>> starters = starters(classpath, etcd.endpoint(), bootstrap);
+            if (options.fresh() != null) {
+                measureFresh(String.join(",", bootstrap), starters);
+            } else {
+                Map<String, LaunchedProxy> proxies = new LinkedHashMap<>();
+                try {
+                    starters.forEach((name, starter) -> proxies.put(name, starter.get()));
+                    measure(proxies);
+                } finally {
+                    proxies.values().forEach(LaunchedProxy::close);
                 }
-                measure(proxies);
-            } finally {
-                proxies.values().forEach(LaunchedProxy::close);
             }
         }
         out.println("load average at end: " + MachineInfo.loadAverage());
+    }
+
+    /** How to start each proxy compared, by name: the baseline build (if given), the current build, Kroxylicious. */
+    private Map<String, Supplier<LaunchedProxy>> starters(String classpath, String etcdEndpoint,
+            List<String> bootstrap) {
+        Map<String, Supplier<LaunchedProxy>> starters = new LinkedHashMap<>();
+        if (options.baselineJar() != null) {
+            String baselineClasspath = Arrays.stream(classpath.split(":"))
+                    .map(entry -> entry.contains("leasehold-proxy-") && entry.endsWith(".jar")
+                            ? options.baselineJar().toAbsolutePath().toString() : entry)
+                    .collect(Collectors.joining(":"));
+            starters.put(BASELINE, () -> ProxyInstance.start(baselineClasspath, etcdEndpoint, bootstrap,
+                    presentation(bootstrap.size()), options.logDir(), "cpu-baseline", List.of()));
+        }
+        List<String> currentOptions = new ArrayList<>(options.proxyJvmOptions());
+        if (options.profile()) {
+            currentOptions.addAll(List.of("-XX:StartFlightRecording=name=cpu,settings=profile,filename="
+                            + options.logDir().toAbsolutePath().resolve("cpu-current.jfr"),
+                    // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
+                    "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"));
+        }
+        starters.put(CURRENT, () -> ProxyInstance.start(classpath, etcdEndpoint, bootstrap,
+                presentation(bootstrap.size()), options.logDir(), "cpu-current", currentOptions));
+        if (options.kroxylicious() != null) {
+            starters.put(KROXYLICIOUS, () -> KroxyliciousInstance.start(options.kroxylicious(), bootstrap,
+                    KafkaCluster.FIRST_NODE_ID, bootstrap.size(), options.logDir()));
+        }
+        return starters;
+    }
+
+    /**
+     * Each proxy from a fresh start, under the short column names of the issue: L the current
+     * build, Lb the baseline, K Kroxylicious; ratios L/K and L/Lb where both ran.
+     */
+    private void measureFresh(String brokerBootstrap, Map<String, Supplier<LaunchedProxy>> starters) {
+        Map<String, String> columns = Map.of(BASELINE, "Lb", CURRENT, "L", KROXYLICIOUS, "K");
+        Map<String, Supplier<LaunchedProxy>> byColumn = new LinkedHashMap<>();
+        starters.forEach((name, starter) -> byColumn.put(columns.get(name), starter));
+        List<WindowedCpuTable.Ratio> ratios = new ArrayList<>();
+        if (byColumn.containsKey("K")) {
+            ratios.add(new WindowedCpuTable.Ratio("L", "K"));
+        }
+        if (byColumn.containsKey("Lb")) {
+            ratios.add(new WindowedCpuTable.Ratio("L", "Lb"));
+        }
+        new FreshStartMeasurement(options.fresh(), options.rounds(), options.workloads().get(0), TOPIC, BUFFER, out)
+                .run(brokerBootstrap, byColumn, ratios);
     }
 
     private Presentation presentation(int brokers) {
@@ -244,7 +334,7 @@ public final class ProxyCpuComparison {
                     double cpu = after.cpuSecondsSince(before);
                     double sys = after.systemSeconds() - before.systemSeconds();
                     String counted = (syscalls == null ? "" : "  " + syscalls.stopPerMegabyte(result.totalPayloadBytes()))
-                            + "  " + topThreads(ThreadCpu.read(proxy.pid()).since(threadsBefore));
+                            + "  " + ThreadCpu.top(ThreadCpu.read(proxy.pid()).since(threadsBefore), 4);
                     double perGb = cpu / (result.totalPayloadBytes() / 1e9);
                     String key = workload.label() + " " + name;
                     cpuPerGb.computeIfAbsent(key, k -> new ArrayList<>()).add(perGb);
@@ -277,12 +367,5 @@ public final class ProxyCpuComparison {
             }
             out.println(row);
         }
-    }
-
-    private static String topThreads(Map<String, Double> seconds) {
-        return seconds.entrySet().stream().filter(e -> e.getValue() > 0)
-                .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(4)
-                .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
-                .collect(Collectors.joining(", ", "[", "]"));
     }
 }

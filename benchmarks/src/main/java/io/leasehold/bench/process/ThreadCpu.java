@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * CPU seconds of a process's threads, grouped by thread name with the numbering stripped
@@ -52,6 +53,14 @@ public final class ThreadCpu {
         secondsByGroup.forEach((group, seconds) ->
                 delta.put(group, seconds - earlier.secondsByGroup.getOrDefault(group, 0.0)));
         return delta;
+    }
+
+    /** The {@code limit} groups with the most CPU, largest first, on one line: {@code [eventloop- 3.10, GC Thread# 0.42]}. */
+    public static String top(Map<String, Double> seconds, int limit) {
+        return seconds.entrySet().stream().filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(limit)
+                .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
+                .collect(Collectors.joining(", ", "[", "]"));
     }
 
     /** A Markdown table of the groups with the most CPU, largest first. */

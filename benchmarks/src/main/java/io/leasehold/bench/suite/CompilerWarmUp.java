@@ -1,5 +1,6 @@
 package io.leasehold.bench.suite;
 
+import io.leasehold.bench.process.CompilerShare;
 import io.leasehold.bench.process.ThreadCpu;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,9 +22,6 @@ public record CompilerWarmUp(Duration limit, double quietSeconds) {
 
     /** How long each workload runs in a warm-up pass. */
     public static final Duration RUN_PER_WORKLOAD = Duration.ofSeconds(5);
-
-    /** The thread group of HotSpot's C2 compiler threads ("C2 CompilerThread0" cut to 15 characters by Linux). */
-    static final String C2_THREADS = "C2 CompilerThre";
 
     public CompilerWarmUp {
         if (limit.isNegative() || quietSeconds <= 0) {
@@ -52,7 +50,7 @@ public record CompilerWarmUp(Duration limit, double quietSeconds) {
         while (!settled && System.nanoTime() < deadline) {
             ThreadCpu before = ThreadCpu.read(pid);
             pass.run();
-            double c2 = ThreadCpu.read(pid).since(before).getOrDefault(C2_THREADS, 0.0);
+            double c2 = ThreadCpu.read(pid).since(before).getOrDefault(CompilerShare.C2_THREADS, 0.0);
             c2PerPass.add(c2);
             // Below zero: a compiler thread ended during the pass (HotSpot retires idle ones) and
             // took its CPU time with it, so this pass says nothing; the next one will.
