@@ -71,7 +71,8 @@ public final class SizingRun {
      * @param proxyJvmAbout    how those flags were chosen, for the table's header
      * @param cellWarmUp       unmeasured traffic at a cell's rate before the cell is measured
      * @param cellWindow       each cell's measured window (after 1 s that is counted for CPU but not the rate)
-     * @param compilerWarmUp   each proxy's longest compiler warm-up before its first cell
+     * @param compilerWarmUp   each proxy's longest compiler warm-up before its first cell (default 180 s: C2 needs
+     *                         60-120 s of traffic to settle on 2 cores, and cells measured before that count the compiler)
      * @param idleConnections  how many idle connections to open to the plaintext proxy
      */
     record Options(Path csv, List<String> proxyJvmOptions, String proxyJvmAbout, String commit, Duration cellWarmUp,
@@ -127,7 +128,7 @@ public final class SizingRun {
         String commit = "unknown";
         int cellWarmUp = 5;
         int window = 10;
-        int compilerWarmUp = 30;
+        int compilerWarmUp = 180;
         int idle = 1000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
