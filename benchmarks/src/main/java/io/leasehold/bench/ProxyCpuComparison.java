@@ -191,13 +191,9 @@ public final class ProxyCpuComparison {
         if (rounds == 0) {
             rounds = fresh == null ? 5 : 1;
         }
-        if (fresh != null) {
-            if (!acksGiven) {
-                workloads = ACKS_ALL;
-            }
-            if (workloadText == null) {
-                workloads = List.of(FRESH_DEFAULT);
-            }
+        if (fresh != null && !acksGiven) {
+            // --workload picks among the acks=all workloads; without either option, the default.
+            workloads = workloadText == null ? List.of(FRESH_DEFAULT) : ACKS_ALL;
         }
         if (workloadText != null) {
             String text = workloadText;
