@@ -21,6 +21,7 @@ import io.leasehold.bench.suite.KafkaBackend;
 import io.leasehold.bench.suite.Placement;
 import io.leasehold.routing.keys.KeySchema;
 import io.leasehold.routing.testing.EtcdServer;
+import io.leasehold.testing.JavaCommand;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -54,7 +56,10 @@ import java.util.stream.Collectors;
  * from its first request with its JIT compiler counted ({@link FreshStartMeasurement}), under one
  * workload (acks=all, 4 producers, linger 5 ms unless {@code --acks}/{@code --workload} pick
  * another); the baseline jar is optional then. {@code --proxy-jvm-options} adds JVM flags to the
- * current build's proxy only, so a flag can be measured against the baseline in one run.
+ * current build's proxy only, so a flag can be measured against the baseline in one run;
+ * {@code --proxy-java} runs the current build on another Java runtime, and with {@code --fresh},
+ * {@code --aot-training SECONDS} first writes it a JDK 25 ahead-of-time cache in a training run
+ * under the same workload ({@link AotCacheTraining}) and starts it with that cache.
  */
 public final class ProxyCpuComparison {
 
@@ -95,10 +100,13 @@ public final class ProxyCpuComparison {
      * @param fresh        each proxy measured from a fresh start for this long, without warm-up; null for the
      *                     warmed-up rounds
      * @param proxyJvmOptions extra JVM flags for the current build's proxy only
+     * @param proxyJava    the Java runtime of the current build's proxy (the others run on this JVM's)
+     * @param aotTraining  with {@code fresh}: how long a training run writes the current build an AOT
+     *                     cache it then starts with (JDK 25 or later); null for none
      */
     record Options(Path baselineJar, int rounds, String kroxylicious, boolean profile, boolean syscalls, Duration warmUp,
                    Duration window, List<ProducerWorkload> workloads, Path logDir, int owners, boolean nodePerOwner,
-                   Duration fresh, List<String> proxyJvmOptions) {
+                   Duration fresh, List<String> proxyJvmOptions, Path proxyJava, Duration aotTraining) {
     }
 
     ProxyCpuComparison(Options options, PrintStream out) {
@@ -111,7 +119,8 @@ public final class ProxyCpuComparison {
             + " [--presentation single-node|node-per-owner] [--kroxylicious] [--syscalls] [--profile]"
             + " [--proxy-jvm-options \"FLAGS\"]\n"
             + "       ProxyCpuComparison --fresh SECONDS [--baseline PROXY_JAR] [--rounds N] [--acks 1|all]"
-            + " [--workload TEXT] [--kroxylicious] [--proxy-jvm-options \"FLAGS\"]";
+            + " [--workload TEXT] [--kroxylicious] [--proxy-jvm-options \"FLAGS\"] [--proxy-java JAVA_HOME]"
+            + " [--aot-training SECONDS]";
     /** The workload of {@code --fresh} unless {@code --workload} picks another: acks=all, 4 producers, linger 5 ms. */
     private static final ProducerWorkload FRESH_DEFAULT = ACKS_ALL.get(1);
 
@@ -147,6 +156,8 @@ public final class ProxyCpuComparison {
         boolean acksGiven = false;
         Duration fresh = null;
         List<String> proxyJvmOptions = List.of();
+        Path proxyJava = JavaCommand.currentJavaHome();
+        Duration aotTraining = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--baseline" -> baseline = Path.of(BenchOptions.value(args, ++i, "--baseline"));
@@ -159,6 +170,9 @@ public final class ProxyCpuComparison {
                 case "--proxy-jvm-options" -> proxyJvmOptions = Arrays.stream(
                         BenchOptions.value(args, ++i, "--proxy-jvm-options").trim().split("\\s+"))
                         .filter(option -> !option.isEmpty()).toList();
+                case "--proxy-java" -> proxyJava = Path.of(BenchOptions.value(args, ++i, "--proxy-java"));
+                case "--aot-training" -> aotTraining = Duration.ofSeconds(
+                        BenchOptions.positive(BenchOptions.value(args, ++i, "--aot-training"), "--aot-training"));
                 case "--acks" -> workloads = switch (BenchOptions.value(args, ++i, "--acks")) {
                     case "1" -> {
                         acksGiven = true;
@@ -213,30 +227,47 @@ public final class ProxyCpuComparison {
         if ((baselineRequired || baseline != null) && (baseline == null || !Files.isRegularFile(baseline))) {
             throw new IllegalArgumentException("--baseline must name the baseline build's proxy jar, was " + baseline);
         }
+        if (!Files.isExecutable(proxyJava.resolve("bin").resolve("java"))) {
+            throw new IllegalArgumentException("--proxy-java must name a Java runtime (a directory with bin/java), was "
+                    + proxyJava);
+        }
+        if (aotTraining != null && fresh == null) {
+            throw new IllegalArgumentException("--aot-training needs --fresh: a warmed-up run has nothing left to train");
+        }
         if (kroxylicious && kroxyliciousClasspath == null) {
             throw new IllegalArgumentException("--kroxylicious needs the launcher's class path in -D"
                     + BenchMain.KROXYLICIOUS_CLASSPATH_PROPERTY + " (scripts/bench-proxy-cpu sets it)");
         }
         return new Options(baseline, rounds, kroxylicious ? kroxyliciousClasspath : null, profile, syscalls,
                 Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(windowSeconds), workloads,
-                Path.of("benchmarks", "target", "bench-logs"), owners, nodePerOwner, fresh, proxyJvmOptions);
+                Path.of("benchmarks", "target", "bench-logs"), owners, nodePerOwner, fresh, proxyJvmOptions, proxyJava,
+                aotTraining);
     }
 
     void run() {
         String classpath = System.getProperty("java.class.path");
+        // The proxies need only the jars: a JVM writing an AOT cache or CDS archive refuses class directories.
+        String proxyClasspath = Arrays.stream(classpath.split(":")).filter(entry -> entry.endsWith(".jar"))
+                .collect(Collectors.joining(":"));
         out.println("load average at start: " + MachineInfo.loadAverage());
         out.println("machine: " + MachineInfo.describe());
         out.println("brokers (owners): " + options.owners() + ", Leasehold presentation: "
                 + (options.nodePerOwner() ? "node-per-owner" : "single-node")
                 + (options.proxyJvmOptions().isEmpty() ? "" : ", current build's extra JVM options: "
-                        + String.join(" ", options.proxyJvmOptions())));
+                        + String.join(" ", options.proxyJvmOptions()))
+                + ", current build's Java runtime: " + options.proxyJava());
         try (EtcdServer etcd = EtcdServer.start();
                 KafkaCluster cluster = KafkaCluster.start(classpath, options.owners(), options.logDir());
                 OwnershipSeeder seeder = new OwnershipSeeder(etcd.endpoint(), new KeySchema(KeySchema.DEFAULT_PREFIX))) {
             KafkaBackend backend = new KafkaBackend(cluster, seeder);
             backend.createTopic(TOPIC, PARTITIONS, options.owners() == 1 ? Placement.ONE_OWNER : Placement.SPREAD);
             List<String> bootstrap = cluster.nodes().stream().map(KafkaNode::address).toList();
-            Map<String, Supplier<LaunchedProxy>> starters = starters(classpath, etcd.endpoint(), bootstrap);
+            Function<List<String>, LaunchedProxy> current = currentStarter(proxyClasspath, etcd.endpoint(), bootstrap);
+            List<String> cache = options.aotTraining() == null ? List.of()
+                    : new AotCacheTraining(options.aotTraining(), options.workloads().get(0), TOPIC, BUFFER, out)
+                            .train(current, options.logDir().resolve("current.aot"));
+            Map<String, Supplier<LaunchedProxy>> starters = starters(proxyClasspath, etcd.endpoint(), bootstrap,
+                    () -> current.apply(cache));
             if (options.fresh() != null) {
                 measureFresh(String.join(",", bootstrap), starters);
             } else {
@@ -252,18 +283,33 @@ public final class ProxyCpuComparison {
         out.println("load average at end: " + MachineInfo.loadAverage());
     }
 
-    /** How to start each proxy compared, by name: the baseline build (if given), the current build, Kroxylicious. */
+    /**
+     * How to start each proxy compared, by name: the baseline build (if given), the current build
+     * ({@code current}), Kroxylicious.
+     */
     private Map<String, Supplier<LaunchedProxy>> starters(String classpath, String etcdEndpoint,
-            List<String> bootstrap) {
+            List<String> bootstrap, Supplier<LaunchedProxy> current) {
         Map<String, Supplier<LaunchedProxy>> starters = new LinkedHashMap<>();
         if (options.baselineJar() != null) {
             String baselineClasspath = Arrays.stream(classpath.split(":"))
                     .map(entry -> entry.contains("leasehold-proxy-") && entry.endsWith(".jar")
                             ? options.baselineJar().toAbsolutePath().toString() : entry)
                     .collect(Collectors.joining(":"));
-            starters.put(BASELINE, () -> ProxyInstance.start(baselineClasspath, etcdEndpoint, bootstrap,
-                    presentation(bootstrap.size()), options.logDir(), "cpu-baseline", List.of()));
+            starters.put(BASELINE, () -> ProxyInstance.start(JavaCommand.currentJavaHome(), baselineClasspath,
+                    etcdEndpoint, bootstrap, presentation(bootstrap.size()), options.logDir(), "cpu-baseline",
+                    List.of()));
         }
+        starters.put(CURRENT, current);
+        if (options.kroxylicious() != null) {
+            starters.put(KROXYLICIOUS, () -> KroxyliciousInstance.start(options.kroxylicious(), bootstrap,
+                    KafkaCluster.FIRST_NODE_ID, bootstrap.size(), options.logDir()));
+        }
+        return starters;
+    }
+
+    /** Starts the current build on its runtime with its JVM options and the extra ones given. */
+    private Function<List<String>, LaunchedProxy> currentStarter(String classpath, String etcdEndpoint,
+            List<String> bootstrap) {
         List<String> currentOptions = new ArrayList<>(options.proxyJvmOptions());
         if (options.profile()) {
             currentOptions.addAll(List.of("-XX:StartFlightRecording=name=cpu,settings=profile,filename="
@@ -271,13 +317,12 @@ public final class ProxyCpuComparison {
                     // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
                     "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"));
         }
-        starters.put(CURRENT, () -> ProxyInstance.start(classpath, etcdEndpoint, bootstrap,
-                presentation(bootstrap.size()), options.logDir(), "cpu-current", currentOptions));
-        if (options.kroxylicious() != null) {
-            starters.put(KROXYLICIOUS, () -> KroxyliciousInstance.start(options.kroxylicious(), bootstrap,
-                    KafkaCluster.FIRST_NODE_ID, bootstrap.size(), options.logDir()));
-        }
-        return starters;
+        return extra -> {
+            List<String> jvmOptions = new ArrayList<>(currentOptions);
+            jvmOptions.addAll(extra);
+            return ProxyInstance.start(options.proxyJava(), classpath, etcdEndpoint, bootstrap,
+                    presentation(bootstrap.size()), options.logDir(), "cpu-current", jvmOptions);
+        };
     }
 
     /**

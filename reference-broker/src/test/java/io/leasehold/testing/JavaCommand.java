@@ -5,14 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The command line of a JVM child process: this JVM's {@code java} binary, heap and GC options,
- * a classpath and a main class named as a string, so callers need no compile-time dependency on
- * what they launch.
+ * The command line of a JVM child process: a {@code java} binary (this JVM's unless another
+ * runtime is named), heap and GC options, a classpath and a main class named as a string, so
+ * callers need no compile-time dependency on what they launch.
  *
+ * @param javaHome   the runtime whose {@code bin/java} runs the process
  * @param classpath  for tests normally {@code System.getProperty("java.class.path")}
  * @param jvmOptions e.g. {@code -Xmx256m}
  */
-public record JavaCommand(String classpath, List<String> jvmOptions) {
+public record JavaCommand(Path javaHome, String classpath, List<String> jvmOptions) {
 
     /**
      * Small heaps, the serial collector and the C1 compiler only: several of these JVMs share two
@@ -25,9 +26,22 @@ public record JavaCommand(String classpath, List<String> jvmOptions) {
     /** Copies the options. */
     public JavaCommand {
         jvmOptions = List.copyOf(jvmOptions);
+        if (javaHome == null) {
+            throw new IllegalArgumentException("a Java runtime is required to launch a JVM");
+        }
         if (classpath == null || classpath.isBlank()) {
             throw new IllegalArgumentException("a classpath is required to launch a JVM");
         }
+    }
+
+    /** Runs on this JVM's own runtime. */
+    public JavaCommand(String classpath, List<String> jvmOptions) {
+        this(currentJavaHome(), classpath, jvmOptions);
+    }
+
+    /** The runtime this JVM runs on. */
+    public static Path currentJavaHome() {
+        return Path.of(System.getProperty("java.home"));
     }
 
     /** The classpath of this JVM with the default options. */
@@ -38,7 +52,7 @@ public record JavaCommand(String classpath, List<String> jvmOptions) {
     /** The full command: java, options, classpath, main class, arguments. */
     public List<String> command(String mainClass, List<String> arguments) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(jvmOptions);
         // jetcd's Vert.x would otherwise leave a vertx-cache-* directory in /tmp for every JVM
         // that tests kill; nothing here reads files from the classpath through Vert.x.

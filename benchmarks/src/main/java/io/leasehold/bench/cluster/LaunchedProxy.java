@@ -129,9 +129,17 @@ public final class LaunchedProxy implements AutoCloseable {
     /** SIGTERM first (the proxy drains and exits), SIGKILL if that fails. */
     @Override
     public void close() {
+        close(SHUTDOWN_TIMEOUT);
+    }
+
+    /**
+     * As {@link #close()}, waiting up to {@code timeout} after SIGTERM, e.g. for a JVM that
+     * writes an archive at exit.
+     */
+    public void close(Duration timeout) {
         if (process.isAlive()) {
             try {
-                process.terminate(SHUTDOWN_TIMEOUT);
+                process.terminate(timeout);
             } catch (IllegalStateException e) {
                 // terminate() already killed it after the timeout; its log names the cause.
             }

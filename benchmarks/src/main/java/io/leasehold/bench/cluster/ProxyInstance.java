@@ -28,13 +28,16 @@ public final class ProxyInstance {
     /**
      * Starts a proxy and waits until it prints {@code READY}.
      *
+     * @param javaHome        the Java runtime it runs on
      * @param extraJvmOptions e.g. a flight recording; added after the fixed heap options
      */
-    public static LaunchedProxy start(String classpath, String etcdEndpoint, List<String> backendBootstrap,
-            Presentation presentation, Path logDir, String name, List<String> extraJvmOptions) {
+    public static LaunchedProxy start(Path javaHome, String classpath, String etcdEndpoint,
+            List<String> backendBootstrap, Presentation presentation, Path logDir, String name,
+            List<String> extraJvmOptions) {
         List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
         jvmOptions.addAll(extraJvmOptions);
-        return launch(classpath, etcdEndpoint, backendBootstrap, presentation, logDir, name, jvmOptions, Map.of());
+        return launch(new JavaCommand(javaHome, classpath, jvmOptions), etcdEndpoint, backendBootstrap, presentation,
+                logDir, name, Map.of());
     }
 
     /**
@@ -44,19 +47,18 @@ public final class ProxyInstance {
      */
     public static LaunchedProxy startAsOperator(String classpath, String etcdEndpoint, List<String> backendBootstrap,
             Path logDir, String name, List<String> jvmOptions, Map<String, String> environment) {
-        return launch(classpath, etcdEndpoint, backendBootstrap, Presentation.singleNode(), logDir, name, jvmOptions,
-                environment);
+        return launch(new JavaCommand(classpath, jvmOptions), etcdEndpoint, backendBootstrap,
+                Presentation.singleNode(), logDir, name, environment);
     }
 
-    private static LaunchedProxy launch(String classpath, String etcdEndpoint, List<String> backendBootstrap,
-            Presentation presentation, Path logDir, String name, List<String> jvmOptions,
-            Map<String, String> environment) {
+    private static LaunchedProxy launch(JavaCommand java, String etcdEndpoint, List<String> backendBootstrap,
+            Presentation presentation, Path logDir, String name, Map<String, String> environment) {
         Path baseDir = LaunchedProxy.directory("leasehold-bench-proxy-");
         int port = freePortOutside(presentation);
         Path config = baseDir.resolve("proxy.yaml");
         LaunchedProxy.writeConfig(baseDir, config, new ProxyConfigYaml("127.0.0.1", port, freePortOutside(presentation),
                 List.of(etcdEndpoint), KeySchema.DEFAULT_PREFIX, backendBootstrap).render() + presentation.yaml());
-        return LaunchedProxy.start(name, new JavaCommand(classpath, jvmOptions), MAIN_CLASS,
+        return LaunchedProxy.start(name, java, MAIN_CLASS,
                 List.of("--config", config.toString()), baseDir, port, logDir, environment);
     }
 
