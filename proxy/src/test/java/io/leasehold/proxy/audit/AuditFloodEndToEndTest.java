@@ -22,7 +22,6 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,8 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  * holds, and {@code alice} produces: every record of alice's arrives, nothing waits for the
  * audit log, and the lines it could not keep are counted as dropped.
  */
-// Serial: floods the proxy with refused requests as fast as one client can send them.
-@Tag("serial")
 class AuditFloodEndToEndTest {
     /** Topic names per refused DeleteTopics request; each is one DENY line. */
     private static final int NAMES_PER_DELETE = 1_000;

@@ -54,6 +54,12 @@ class HostileLoadTest {
     private static final Duration WARM_UP = Duration.ofSeconds(10);
     private static final Duration BASELINE = Duration.ofSeconds(15);
     private static final Duration HOSTILE = Duration.ofSeconds(20);
+    /**
+     * The proxy's first-request and frame-completion deadlines: as long as the attack, so the
+     * idle and trickling sockets are held through it and closed soon after (the 30 s defaults
+     * kept the test waiting about 10 s more for them).
+     */
+    private static final Duration HOSTILE_SOCKET_DEADLINE = HOSTILE;
     private static final String HEAP = "256m";
     private static final String DIRECT = "128m";
     /** Heap and direct limits plus 256 MiB for metaspace, code cache, thread stacks and native memory. */
@@ -85,6 +91,8 @@ class HostileLoadTest {
                 "LEASEHOLD_LIMITS_MAX_CONNECTIONS", "20000",
                 "LEASEHOLD_LIMITS_MAX_CONNECTIONS_PER_IP", "2000",
                 "LEASEHOLD_LIMITS_ACCEPTS_PER_SECOND", "20000",
+                "LEASEHOLD_LIMITS_FIRST_REQUEST_TIMEOUT", HOSTILE_SOCKET_DEADLINE.toSeconds() + "s",
+                "LEASEHOLD_LIMITS_FRAME_COMPLETION_TIMEOUT", HOSTILE_SOCKET_DEADLINE.toSeconds() + "s",
                 "LEASEHOLD_LIMITS_REQUESTS_PER_SECOND_PER_CONNECTION", String.valueOf(REQUESTS_PER_SECOND_PER_CONNECTION));
         try (LocalCluster cluster = LocalCluster.builder("hostile").brokers(1).start();
              LaunchedProxy proxy = LaunchedProxy.start(cluster, dir, "hostile-proxy",
