@@ -37,6 +37,7 @@ import io.leasehold.proxy.quotas.ClientQuotaApis;
 import io.leasehold.proxy.quotas.ClientQuotas;
 import io.leasehold.proxy.quotas.QuotaEnforcement;
 import io.leasehold.proxy.quotas.QuotaMetrics;
+import io.leasehold.proxy.quotas.QuotaWindow;
 import io.leasehold.proxy.quotas.QuotasFile;
 import io.leasehold.proxy.quotas.TierShare;
 import io.leasehold.proxy.request.MemoryBudget;
@@ -253,7 +254,9 @@ public final class LeaseholdProxy implements AutoCloseable {
             quotas.reloadWith(mountedFiles, quotaMetrics);
             quotaMetrics.bindTierProxies(this::liveProxies);
             served = new ClientQuotaApis(new QuotaEnforcement(requests, new ClientQuotas(quotas::current,
-                    new TierShare(this::liveProxies), System::nanoTime, quotaMetrics)), quotas::current, quotas.path(),
+                    new TierShare(this::liveProxies), System::nanoTime, quotaMetrics,
+                    new QuotaWindow(config.quotas().windowCount(), config.quotas().windowSize()))), quotas::current,
+                    quotas.path(),
                     requests);
         }
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(

@@ -49,7 +49,7 @@ final class ConfigKeys {
                 "produceOwnerDeadline"));
         sections.put("authorization", List.of("aclsFile"));
         sections.put("audit", List.of("file", "allowedReads"));
-        sections.put("quotas", List.of("file", "proxyId"));
+        sections.put("quotas", List.of("file", "proxyId", "windowCount", "windowSize"));
         sections.put("logging", List.of("level", "levels"));
         return Collections.unmodifiableMap(sections);
     }

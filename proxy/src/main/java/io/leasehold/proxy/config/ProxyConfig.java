@@ -83,11 +83,22 @@ public record ProxyConfig(Listener listener, Etcd etcd, Backends backends, Admin
     /**
      * Client quotas ({@code quotas}): {@code file} is the mounted quotas file, null for none;
      * {@code proxyId} names this proxy among the tier's registrations in etcd, null for this
-     * host's name and the bound listener port.
+     * host's name and the bound listener port; {@code windowCount} samples of {@code windowSize}
+     * are the window a client's rate is measured over (Kafka's {@code quota.window.num} and
+     * {@code quota.window.size.seconds}).
      */
-    public record Quotas(Path file, String proxyId) {
+    public record Quotas(Path file, String proxyId, int windowCount, Duration windowSize) {
+        /** Kafka's {@code quota.window.num}. */
+        public static final int DEFAULT_WINDOW_COUNT = 11;
+        /** Kafka's {@code quota.window.size.seconds}. */
+        public static final Duration DEFAULT_WINDOW_SIZE = Duration.ofSeconds(1);
         /** No quotas. */
         public static final Quotas OFF = new Quotas(null, null);
+
+        /** Measured over Kafka's default window. */
+        public Quotas(Path file, String proxyId) {
+            this(file, proxyId, DEFAULT_WINDOW_COUNT, DEFAULT_WINDOW_SIZE);
+        }
 
         /** Whether clients are held to a quotas file. */
         public boolean enabled() {

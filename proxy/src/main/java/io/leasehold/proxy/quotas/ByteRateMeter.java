@@ -22,11 +22,6 @@ public final class ByteRateMeter {
     private final long createdAt;
     private int current;
 
-    /** Kafka's defaults: 11 samples of one second. */
-    public static ByteRateMeter kafkaDefaults(LongSupplier nanoClock) {
-        return new ByteRateMeter(11, 1_000_000_000L, nanoClock);
-    }
-
     public ByteRateMeter(int samples, long sampleNanos, LongSupplier nanoClock) {
         if (samples < 2 || sampleNanos <= 0) {
             throw new IllegalArgumentException("need at least 2 samples of positive length");

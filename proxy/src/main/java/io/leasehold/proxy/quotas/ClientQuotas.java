@@ -19,6 +19,7 @@ public final class ClientQuotas {
     private final TierShare share;
     private final LongSupplier nanoClock;
     private final QuotaMetrics metrics;
+    private final QuotaWindow window;
     private final Map<Bucket, ByteRateMeter> meters = new ConcurrentHashMap<>();
 
     /** One quota type's bytes of one entity, with its defaults filled in. */
@@ -29,6 +30,17 @@ public final class ClientQuotas {
      * @param share this proxy's share of each quota
      */
     public ClientQuotas(Supplier<QuotaRules> rules, TierShare share, LongSupplier nanoClock, QuotaMetrics metrics) {
+        this(rules, share, nanoClock, metrics, QuotaWindow.KAFKA_DEFAULT);
+    }
+
+    /**
+     * @param rules  the rules in force (a reloading file's {@code current})
+     * @param share  this proxy's share of each quota
+     * @param window over how long each client's rate is measured
+     */
+    public ClientQuotas(Supplier<QuotaRules> rules, TierShare share, LongSupplier nanoClock, QuotaMetrics metrics,
+                        QuotaWindow window) {
+        this.window = window;
         this.rules = rules;
         this.metrics = metrics;
         this.share = share;
@@ -55,7 +67,7 @@ public final class ClientQuotas {
         QuotaEntity entity = new QuotaEntity(written.user().map(name -> user),
                 written.clientId().map(name -> clientId));
         ByteRateMeter meter = meters.computeIfAbsent(new Bucket(type, entity),
-                bucket -> ByteRateMeter.kafkaDefaults(nanoClock));
+                bucket -> window.meter(nanoClock));
         long throttleMs = meter.recordAndThrottleMs(bytes, share.of(quota.getAsDouble()));
         metrics.recorded(type, user, bytes, throttleMs);
         return throttleMs;

@@ -117,6 +117,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void quotaWindowIsKafkasElevenSecondsUnlessSetAndRefusesFewerThanTwoSamples() throws ConfigException {
+        ProxyConfig.Quotas defaults = loader.parse(MINIMAL + "quotas: { file: /q.yaml }\n", "config.yaml").quotas();
+        assertThat(defaults.windowCount()).isEqualTo(11);
+        assertThat(defaults.windowSize()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(loader.parse(MINIMAL + "quotas: { file: /q.yaml, windowCount: 6, windowSize: 500ms }\n",
+                "config.yaml").quotas()).isEqualTo(new ProxyConfig.Quotas(Path.of("/q.yaml"), null, 6,
+                        Duration.ofMillis(500)));
+        assertThat(new ConfigLoader(Map.of("LEASEHOLD_QUOTAS_WINDOW_COUNT", "30", "LEASEHOLD_QUOTAS_WINDOW_SIZE", "2s"))
+                .parse(MINIMAL + "quotas: { file: /q.yaml }\n", "config.yaml").quotas())
+                .isEqualTo(new ProxyConfig.Quotas(Path.of("/q.yaml"), null, 30, Duration.ofSeconds(2)));
+
+        assertThat(parseFailure(MINIMAL + "quotas: { file: /q.yaml, windowCount: 1, windowSize: 0s }\n").problems())
+                .containsExactly("config.yaml: quotas.windowCount: expected an integer 2..1000, got 1",
+                        "config.yaml: quotas.windowSize: expected a positive duration like 250ms, 5s, 10m or 1h (zero is not allowed), got \"0s\"");
+    }
+
+    @Test
     void logLevelsComeFromTheFileOrTheEnvironmentAndDefaultToInfo() throws ConfigException {
         String file = MINIMAL + "logging: { level: debug, levels: { io.netty: warn, io.grpc.internal: \"off\" } }\n";
 

@@ -3,6 +3,7 @@ package io.leasehold.proxy.quotas;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,21 @@ class ClientQuotasTest {
         assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "slow", "a", 10_000)).isZero();
         assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "slow", "b", 10_000))
                 .as("20000 bytes over the 10 s minimum window is 2000/s against 1000/s").isEqualTo(10_000);
+    }
+
+    @Test
+    void theConfiguredWindowSetsTheBurstAndTheLongestThrottle() throws QuotasFileException {
+        QuotaRules rules = new QuotasFileParser().parse("quotas:\n  - {user: slow, producerByteRate: 1000}\n",
+                "quotas.yaml");
+        ClientQuotas quotas = new ClientQuotas(() -> rules, new TierShare(liveProxies::get), clock::get,
+                new QuotaMetrics(registry), new QuotaWindow(3, Duration.ofSeconds(1)));
+
+        assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "slow", "a", 2_000))
+                .as("2000 bytes over the 2 s minimum window of 3 samples is the quota").isZero();
+        assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "slow", "a", 1_000))
+                .as("3000 bytes over 2 s: 1500/s, half again the quota, for half the window").isEqualTo(1_000);
+        assertThat(quotas.record(QuotaType.PRODUCER_BYTE_RATE, "slow", "a", 1_000_000))
+                .as("never longer than the whole 3 s window").isEqualTo(3_000);
     }
 
     @Test
