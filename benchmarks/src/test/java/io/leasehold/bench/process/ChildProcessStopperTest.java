@@ -45,8 +45,12 @@ class ChildProcessStopperTest {
 
     /** Starts the fixture, waits for its three children, and remembers them for the assertions and the clean-up. */
     private void startDriver(String... args) {
-        driver = ManagedProcess.start("driver", JavaCommand.ofCurrentClasspath()
-                .command(ChildProcessesFixtureMain.class.getName(), List.of(args)), logs, Map.of());
+        // A process inherits an ignored SIGINT (a shell ignores it for background jobs, e.g. a CI
+        // runner's), and a JVM that starts with SIGINT ignored never handles it. Ctrl-C reaches a
+        // driver started from a terminal, so the driver starts with the default action, as there.
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT"));
+        command.addAll(JavaCommand.ofCurrentClasspath().command(ChildProcessesFixtureMain.class.getName(), List.of(args)));
+        driver = ManagedProcess.start("driver", command, logs, Map.of());
         driver.awaitReady(START);
         ProcessHandle.of(driver.pid()).orElseThrow().descendants().forEach(started::add);
         assertThat(started).hasSize(3).allMatch(ProcessHandle::isAlive);
