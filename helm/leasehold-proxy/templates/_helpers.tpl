@@ -213,7 +213,7 @@ app.kubernetes.io/part-of: leasehold
 {{- $_ := set $config "authorization" (dict "aclsFile" (printf "%s/acls.yaml" (include "leasehold-proxy.aclsDir" .))) }}
 {{- end }}
 {{- if .Values.quotas.configMap }}
-{{- $_ := set $config "quotas" (dict "file" (printf "%s/quotas.yaml" (include "leasehold-proxy.quotasDir" .))) }}
+{{- $_ := set $config "quotas" (dict "file" (printf "%s/quotas.yaml" (include "leasehold-proxy.quotasDir" .)) "windowCount" .Values.quotas.windowCount "windowSize" .Values.quotas.windowSize) }}
 {{- end }}
 {{- if .Values.audit.enabled }}
 {{- $file := ternary (printf "%s/%s" (include "leasehold-proxy.auditDir" .) .Values.audit.file) "-" (ne .Values.audit.file "") }}

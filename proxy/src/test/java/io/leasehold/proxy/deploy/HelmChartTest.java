@@ -441,7 +441,7 @@ class HelmChartTest {
     @Test
     void quotasFileIsMountedAsADirectoryFromAConfigMapWhereTheQuotasConfigPoints() throws Exception {
         RenderedChart chart = rendered(tools.template("--set", "quotas.configMap=tenant-quotas",
-                "--set", "quotas.key=tenants.yaml"));
+                "--set", "quotas.key=tenants.yaml", "--set", "quotas.windowCount=30", "--set", "quotas.windowSize=2s"));
         JsonNode mount = mount(chart.proxyContainer(), "quotas");
         JsonNode volume = null;
         for (JsonNode candidate : chart.podSpec().path("volumes")) {
@@ -457,6 +457,8 @@ class HelmChartTest {
         assertThat(Path.of(mount.path("mountPath").asText()).resolve(item.path("path").asText()))
                 .isEqualTo(chart.proxyConfig().quotas().file());
         assertThat(mount.has("subPath")).as("a subPath mount would never see updates").isFalse();
+        assertThat(chart.proxyConfig().quotas().windowCount()).as("quotas.windowCount").isEqualTo(30);
+        assertThat(chart.proxyConfig().quotas().windowSize()).as("quotas.windowSize").isEqualTo(Duration.ofSeconds(2));
         assertThat(render("defaults").proxyConfig().quotas().enabled()).as("no quotas unless set").isFalse();
     }
 
