@@ -179,10 +179,10 @@ public final class BenchMain {
     private LaunchedProxy startProxy(String backend, Target target, String etcdEndpoint, List<String> bootstrap) {
         String name = "proxy-" + backend + "-" + target.label();
         return switch (target) {
-            case LEASEHOLD -> ProxyInstance.start(JavaCommand.currentJavaHome(), classpath, etcdEndpoint, bootstrap, Presentation.singleNode(),
-                    options.logDir(), name, recordingOptions());
-            case LEASEHOLD_NODES -> ProxyInstance.start(JavaCommand.currentJavaHome(), classpath, etcdEndpoint, bootstrap,
-                    Presentation.nodePerOwner(KafkaCluster.FIRST_NODE_ID, bootstrap.size()), options.logDir(), name,
+            case LEASEHOLD -> ProxyInstance.start(JavaCommand.currentJavaHome(), classpath, etcdEndpoint, bootstrap,
+                    Presentation.singleNode(), options.logDir(), name, recordingOptions());
+            case LEASEHOLD_NODES -> ProxyInstance.start(JavaCommand.currentJavaHome(), classpath, etcdEndpoint,
+                    bootstrap, Presentation.nodePerOwner(KafkaCluster.FIRST_NODE_ID, bootstrap.size()), options.logDir(), name,
                     recordingOptions());
             case KROXYLICIOUS -> KroxyliciousInstance.start(kroxyliciousClasspath.orElseThrow(
                     () -> new IllegalStateException("the Kroxylicious launcher is not built (scripts/bench builds "

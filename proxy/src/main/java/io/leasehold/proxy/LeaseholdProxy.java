@@ -255,9 +255,8 @@ public final class LeaseholdProxy implements AutoCloseable {
             quotaMetrics.bindTierProxies(this::liveProxies);
             served = new ClientQuotaApis(new QuotaEnforcement(requests, new ClientQuotas(quotas::current,
                     new TierShare(this::liveProxies), System::nanoTime, quotaMetrics,
-                    new QuotaWindow(config.quotas().windowCount(), config.quotas().windowSize()))), quotas::current,
-                    quotas.path(),
-                    requests);
+                    new QuotaWindow(config.quotas().windowCount(), config.quotas().windowSize()))),
+                    quotas::current, quotas.path(), requests);
         }
         SaslGate sasl = !config.saslRequired() ? null : new SaslGate(served, new SaslSettings(
                 config.sasl().mechanisms(), users, oauthBearer(config.sasl().oauthbearer(), tokenKeys),

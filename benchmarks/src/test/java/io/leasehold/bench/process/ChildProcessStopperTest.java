@@ -49,7 +49,8 @@ class ChildProcessStopperTest {
         // runner's), and a JVM that starts with SIGINT ignored never handles it. Ctrl-C reaches a
         // driver started from a terminal, so the driver starts with the default action, as there.
         List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT"));
-        command.addAll(JavaCommand.ofCurrentClasspath().command(ChildProcessesFixtureMain.class.getName(), List.of(args)));
+        command.addAll(JavaCommand.ofCurrentClasspath()
+                .command(ChildProcessesFixtureMain.class.getName(), List.of(args)));
         driver = ManagedProcess.start("driver", command, logs, Map.of());
         driver.awaitReady(START);
         ProcessHandle.of(driver.pid()).orElseThrow().descendants().forEach(started::add);

@@ -214,11 +214,10 @@ public final class ConfigLoader {
             in.problem(key("quotas", "proxyId"), "expected a name without '/', got \"" + proxyId + "\"");
             proxyId = null;
         }
-        Integer windowCount = in.optionalInt(key("quotas", "windowCount"), 2, 1000);
-        Duration windowSize = in.optionalDuration(key("quotas", "windowSize"));
         return new ProxyConfig.Quotas(file, proxyId,
-                windowCount == null ? ProxyConfig.Quotas.DEFAULT_WINDOW_COUNT : windowCount,
-                windowSize == null ? ProxyConfig.Quotas.DEFAULT_WINDOW_SIZE : windowSize);
+                Objects.requireNonNullElse(in.optionalInt(key("quotas", "windowCount"), 2, 1000),
+                        ProxyConfig.Quotas.DEFAULT_WINDOW_COUNT),
+                in.duration(key("quotas", "windowSize"), ProxyConfig.Quotas.DEFAULT_WINDOW_SIZE));
     }
 
     /** {@code audit.file} is {@code -} (standard output) or an absolute path. */

@@ -26,14 +26,6 @@ public final class ClientQuotas {
     private record Bucket(QuotaType type, QuotaEntity entity) {}
 
     /**
-     * @param rules the rules in force (a reloading file's {@code current})
-     * @param share this proxy's share of each quota
-     */
-    public ClientQuotas(Supplier<QuotaRules> rules, TierShare share, LongSupplier nanoClock, QuotaMetrics metrics) {
-        this(rules, share, nanoClock, metrics, QuotaWindow.KAFKA_DEFAULT);
-    }
-
-    /**
      * @param rules  the rules in force (a reloading file's {@code current})
      * @param share  this proxy's share of each quota
      * @param window over how long each client's rate is measured

@@ -13,9 +13,6 @@ import java.util.function.LongSupplier;
  */
 public record QuotaWindow(int samples, Duration sampleLength) {
 
-    /** Kafka's defaults: 11 samples of one second. */
-    public static final QuotaWindow KAFKA_DEFAULT = new QuotaWindow(11, Duration.ofSeconds(1));
-
     /** Checks the bounds. */
     public QuotaWindow {
         if (samples < 2 || sampleLength.isZero() || sampleLength.isNegative()) {

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class ByteRateMeterTest {
     private static final long SECOND = 1_000_000_000L;
     private final AtomicLong clock = new AtomicLong(5 * SECOND);
-    private final ByteRateMeter meter = QuotaWindow.KAFKA_DEFAULT.meter(clock::get);
+    private final ByteRateMeter meter = new ByteRateMeter(11, SECOND, clock::get);
 
     @Test
     void withinTheQuotaThereIsNoThrottle() {

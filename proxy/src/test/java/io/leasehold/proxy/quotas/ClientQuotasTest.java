@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 /** Which bytes share a quota, and that a proxy enforces its share of the tier's quota. */
 class ClientQuotasTest {
     private static final long SECOND = 1_000_000_000L;
+    /** Kafka's default window, whose 10 s minimum the expectations below are computed over. */
+    private static final QuotaWindow KAFKA_WINDOW = new QuotaWindow(11, Duration.ofSeconds(1));
     private final AtomicLong clock = new AtomicLong(0);
     private final AtomicInteger liveProxies = new AtomicInteger(1);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -18,7 +20,7 @@ class ClientQuotasTest {
     private ClientQuotas quotas(String file) throws QuotasFileException {
         QuotaRules rules = new QuotasFileParser().parse(file, "quotas.yaml");
         return new ClientQuotas(() -> rules, new TierShare(liveProxies::get), clock::get,
-                new QuotaMetrics(registry));
+                new QuotaMetrics(registry), KAFKA_WINDOW);
     }
 
     @Test

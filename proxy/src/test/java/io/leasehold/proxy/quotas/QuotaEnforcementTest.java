@@ -131,7 +131,7 @@ class QuotaEnforcementTest {
         QuotaRules rules = new QuotasFileParser().parse(quotasFile, "quotas.yaml");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ClientQuotas quotas = new ClientQuotas(() -> rules, new TierShare(() -> 1), () -> 0L,
-                new QuotaMetrics(registry));
+                new QuotaMetrics(registry), new QuotaWindow(11, Duration.ofSeconds(1)));
         server = FrontendServer.builder("127.0.0.1", 0, boss, workers, new QuotaEnforcement(router, quotas),
                         BackendConnector.builder(new BackendConnector.Settings(Duration.ofSeconds(1),
                                 Duration.ofSeconds(1), Duration.ofSeconds(1), 1 << 20), new BackendListener() { })
