@@ -12,8 +12,10 @@ import java.util.List;
  * @param javaHome   the runtime whose {@code bin/java} runs the process
  * @param classpath  for tests normally {@code System.getProperty("java.class.path")}
  * @param jvmOptions e.g. {@code -Xmx256m}
+ * @param archives   the class-data archives the process shares with the others of this build,
+ *                   or null to start it as given (benchmarks, whose start-up is measured)
  */
-public record JavaCommand(Path javaHome, String classpath, List<String> jvmOptions) {
+public record JavaCommand(Path javaHome, String classpath, List<String> jvmOptions, ClassArchives archives) {
 
     /**
      * Small heaps, the serial collector and the C1 compiler only: several of these JVMs share two
@@ -34,7 +36,12 @@ public record JavaCommand(Path javaHome, String classpath, List<String> jvmOptio
         }
     }
 
-    /** Runs on this JVM's own runtime. */
+    /** Starts as given, without class-data archives. */
+    public JavaCommand(Path javaHome, String classpath, List<String> jvmOptions) {
+        this(javaHome, classpath, jvmOptions, null);
+    }
+
+    /** Runs on this JVM's own runtime, without class-data archives. */
     public JavaCommand(String classpath, List<String> jvmOptions) {
         this(currentJavaHome(), classpath, jvmOptions);
     }
@@ -44,9 +51,15 @@ public record JavaCommand(Path javaHome, String classpath, List<String> jvmOptio
         return Path.of(System.getProperty("java.home"));
     }
 
-    /** The classpath of this JVM with the default options. */
+    /** The classpath of this JVM with the default options, sharing the build's class-data archives. */
     public static JavaCommand ofCurrentClasspath() {
-        return new JavaCommand(System.getProperty("java.class.path"), DEFAULT_JVM_OPTIONS);
+        return ofCurrentClasspath(DEFAULT_JVM_OPTIONS);
+    }
+
+    /** The classpath of this JVM with {@code jvmOptions}, sharing the build's class-data archives. */
+    public static JavaCommand ofCurrentClasspath(List<String> jvmOptions) {
+        return new JavaCommand(currentJavaHome(), System.getProperty("java.class.path"), jvmOptions,
+                ClassArchives.inBuildDirectory());
     }
 
     /** The full command: java, options, classpath, main class, arguments. */
@@ -54,11 +67,17 @@ public record JavaCommand(Path javaHome, String classpath, List<String> jvmOptio
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(jvmOptions);
+        String path = classpath;
+        if (archives != null) {
+            ClassArchives.SharedLaunch shared = archives.prepare(javaHome, classpath, mainClass);
+            command.addAll(shared.jvmOptions());
+            path = shared.classpath();
+        }
         // jetcd's Vert.x would otherwise leave a vertx-cache-* directory in /tmp for every JVM
         // that tests kill; nothing here reads files from the classpath through Vert.x.
         command.add("-Dvertx.disableFileCPResolving=true");
         command.add("-cp");
-        command.add(classpath);
+        command.add(path);
         command.add(mainClass);
         command.addAll(arguments);
         return command;

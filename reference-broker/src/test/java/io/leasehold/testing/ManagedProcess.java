@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
  * One child process started by the harness. Its stdout is copied to {@code <name>.out} and
  * watched for the {@code READY host:port} line the contract promises; stderr goes to
  * {@code <name>.err}. Signals are sent to the process itself, so a paused process stays paused
- * until {@link #resume()}, and {@link #close()} kills it whatever state it is in.
+ * until {@link #resume()}, and {@link #close()} ends it whatever state it is in.
  */
 public final class ManagedProcess implements AutoCloseable {
 
@@ -33,12 +33,15 @@ public final class ManagedProcess implements AutoCloseable {
     private final Path stdoutLog;
     private final Path stderrLog;
     private final CompletableFuture<String> ready = new CompletableFuture<>();
+    /** A JVM that writes a class-data archive as it exits ({@link ClassArchives}). */
+    private final boolean writesClassArchive;
 
-    private ManagedProcess(String name, Process process, Path stdoutLog, Path stderrLog) {
+    private ManagedProcess(String name, Process process, Path stdoutLog, Path stderrLog, boolean writesClassArchive) {
         this.name = name;
         this.process = process;
         this.stdoutLog = stdoutLog;
         this.stderrLog = stderrLog;
+        this.writesClassArchive = writesClassArchive;
     }
 
     /** Starts {@code command} with logs under {@code logDir}, named after {@code name}. */
@@ -51,7 +54,8 @@ public final class ManagedProcess implements AutoCloseable {
                     .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
             builder.environment().putAll(environment);
             Files.writeString(stderr, "$ " + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
-            ManagedProcess managed = new ManagedProcess(name, builder.start(), stdout, stderr);
+            ManagedProcess managed = new ManagedProcess(name, builder.start(), stdout, stderr,
+                    ClassArchives.writesArchive(command));
             managed.pumpStdout();
             return managed;
         } catch (IOException e) {
@@ -151,9 +155,24 @@ public final class ManagedProcess implements AutoCloseable {
         return tail(stderrLog, lines);
     }
 
-    /** Kills the process if it is still running (paused or not). */
+    /**
+     * Kills the process if it is still running (paused or not). A JVM writing a class-data archive
+     * is resumed and sent SIGTERM instead, since it writes the archive as it exits, and killed
+     * only if it does not exit in time.
+     */
     @Override
     public void close() {
+        if (process.isAlive() && writesClassArchive) {
+            try {
+                resume();
+            } catch (IllegalStateException exited) {
+                return;
+            }
+            process.destroy();
+            if (waitFor(KILL_WAIT)) {
+                return;
+            }
+        }
         if (process.isAlive()) {
             kill();
         }

@@ -21,8 +21,9 @@ class ManagedProcessTest {
     Path logs;
 
     private ManagedProcess fixture(String... args) {
-        return ManagedProcess.start("fixture", JavaCommand.ofCurrentClasspath()
-                .command(ReadyLineFixtureMain.class.getName(), List.of(args)), logs, Map.of());
+        // Without class-data archives: a JVM writing one is not killed by close() (see ClassArchivesTest).
+        return ManagedProcess.start("fixture", new JavaCommand(System.getProperty("java.class.path"),
+                JavaCommand.DEFAULT_JVM_OPTIONS).command(ReadyLineFixtureMain.class.getName(), List.of(args)), logs, Map.of());
     }
 
     /** The state letter of /proc/PID/stat: R, S, T (stopped), ... */

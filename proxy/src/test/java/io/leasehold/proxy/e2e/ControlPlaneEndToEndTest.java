@@ -65,7 +65,7 @@ class ControlPlaneEndToEndTest {
         List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("control-plane").brokers(3).leaseTtl(Duration.ofSeconds(30))
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start();
+                .proxyCommand(JavaCommand.ofCurrentClasspath(jvm)).start();
         proxy = cluster.startProxy();
         impatientProxy = cluster.startProxy(Map.of("LEASEHOLD_BACKENDS_REQUEST_TIMEOUT",
                 SHORT_REQUEST_TIMEOUT.toMillis() + "ms"));

@@ -74,7 +74,7 @@ class ProxyEndToEndTest {
         List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("proxy-e2e").brokers(3).leaseTtl(Duration.ofSeconds(5))
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start();
+                .proxyCommand(JavaCommand.ofCurrentClasspath(jvm)).start();
         proxy1 = cluster.startProxy();
         proxy2 = cluster.startProxy();
     }

@@ -61,7 +61,7 @@ class FailoverClientsTest {
         List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("failover-clients").brokers(3).leaseTtl(TTL)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start();
+                .proxyCommand(JavaCommand.ofCurrentClasspath(jvm)).start();
         readProxy = cluster.startProxy();
         writeProxy = cluster.startProxy();
     }

@@ -99,7 +99,7 @@ class FaultScenariosTest {
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("faults").brokers(3).leaseTtl(TTL)
                 .ownership(ownership)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start();
+                .proxyCommand(JavaCommand.ofCurrentClasspath(jvm)).start();
         cluster.startProxy();
         cluster.startProxy();
         etcd = Client.builder().endpoints(cluster.etcdEndpoint()).build();

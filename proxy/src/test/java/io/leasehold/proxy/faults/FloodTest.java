@@ -73,7 +73,7 @@ class FloodTest {
                 "-XX:+UseSerialGC");
         try (LocalCluster cluster = LocalCluster.builder("flood").brokers(1).leaseTtl(Duration.ofSeconds(10)).start();
              LaunchedProxy proxy = LaunchedProxy.start(cluster, dir, "flood-proxy",
-                     new JavaCommand(System.getProperty("java.class.path"), jvm),
+                     JavaCommand.ofCurrentClasspath(jvm),
                      Map.of("LEASEHOLD_LIMITS_MAX_IN_FLIGHT_PER_CONNECTION", String.valueOf(PROXY_IN_FLIGHT)))) {
             cluster.createTopic("flood", 4);
             cluster.createTopic("steady", 1);

@@ -96,7 +96,7 @@ class HostileLoadTest {
                 "LEASEHOLD_LIMITS_REQUESTS_PER_SECOND_PER_CONNECTION", String.valueOf(REQUESTS_PER_SECOND_PER_CONNECTION));
         try (LocalCluster cluster = LocalCluster.builder("hostile").brokers(1).start();
              LaunchedProxy proxy = LaunchedProxy.start(cluster, dir, "hostile-proxy",
-                     new JavaCommand(System.getProperty("java.class.path"), jvm), limits)) {
+                     JavaCommand.ofCurrentClasspath(jvm), limits)) {
             assertThat(openFilesLimit(proxy.process().pid())).as("the proxy's open-files limit (ulimit -n)")
                     .isGreaterThan(HostileClientsMain.IDLE_SOCKETS + HostileClientsMain.TRICKLERS
                             + HostileClientsMain.FLOODERS + 1_000);
@@ -124,9 +124,9 @@ class HostileLoadTest {
                 long hostileAcked;
                 double peakConnections;
                 double peakBudget = 0;
-                attacker = ManagedProcess.start("hostile-clients", new JavaCommand(System.getProperty("java.class.path"),
-                        ATTACKER_JVM).command(HostileClientsMain.class.getName(), List.of(proxy.address(),
-                        String.valueOf(HOSTILE.toSeconds()))), cluster.logDir(), Map.of());
+                attacker = ManagedProcess.start("hostile-clients", JavaCommand.ofCurrentClasspath(ATTACKER_JVM)
+                        .command(HostileClientsMain.class.getName(), List.of(proxy.address(),
+                                String.valueOf(HOSTILE.toSeconds()))), cluster.logDir(), Map.of());
                 attacker.awaitReady(Duration.ofSeconds(120));
                 long ackedAtStart = totalAcked(producers);
                 double proxyCpuAtStart = cpuSeconds(proxy.process().pid());

@@ -55,7 +55,7 @@ class IdempotentOrderThroughOwnerNodesTest {
     @Test
     void idempotentJavaAndKcatProducersBatchesReachTheOwnersInSendOrderThroughOwnerNodes() throws Exception {
         try (LocalCluster cluster = LocalCluster.builder("idempotent-order").brokers(1).leaseTtl(Duration.ofSeconds(5))
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS))
+                .proxyCommand(JavaCommand.ofCurrentClasspath())
                 .start()) {
             // One at a time: on two shared cores JVMs starting at once can miss the brokers' lease grant.
             for (int id = FIRST_BROKER_ID + 1; id < FIRST_BROKER_ID + BROKERS; id++) {

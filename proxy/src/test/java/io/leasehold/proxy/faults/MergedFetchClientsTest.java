@@ -79,7 +79,7 @@ class MergedFetchClientsTest {
         List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         cluster = LocalCluster.builder("merged-fetch").brokers(1).leaseTtl(TTL)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm))
+                .proxyCommand(JavaCommand.ofCurrentClasspath(jvm))
                 .start();
         // One at a time: on two shared cores three JVMs starting at once can miss the brokers' lease grant.
         for (int id = 2; id <= BROKERS; id++) {

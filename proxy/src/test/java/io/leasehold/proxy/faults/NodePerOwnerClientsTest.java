@@ -59,7 +59,7 @@ class NodePerOwnerClientsTest {
     @BeforeAll
     void startCluster() {
         cluster = LocalCluster.builder("node-per-owner").brokers(1).leaseTtl(TTL)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS))
+                .proxyCommand(JavaCommand.ofCurrentClasspath())
                 .start();
         // One at a time: on two shared cores three JVMs starting at once can miss the brokers' 10 s lease grant.
         for (int id = FIRST_BROKER_ID + 1; id < FIRST_BROKER_ID + BROKERS; id++) {

@@ -61,7 +61,7 @@ class ProtocolFuzzTest {
         List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
         jvm.add("-Dio.netty.leakDetection.level=paranoid");
         try (LocalCluster cluster = LocalCluster.builder("fuzz").brokers(1)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), jvm)).start()) {
+                .proxyCommand(JavaCommand.ofCurrentClasspath(jvm)).start()) {
             cluster.createTopic(TOPIC, 1);
             cluster.createTopic("steady", 1);
             ProxyProcess proxy = cluster.startProxy();

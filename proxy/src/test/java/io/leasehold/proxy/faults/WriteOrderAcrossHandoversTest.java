@@ -51,7 +51,7 @@ class WriteOrderAcrossHandoversTest {
     @Test
     void pipelinedWritesStayInOrderWhileOwnershipMovesBetweenBrokers() throws Exception {
         try (LocalCluster cluster = LocalCluster.builder("write-order").brokers(3).leaseTtl(LEASE_TTL)
-                .proxyCommand(new JavaCommand(System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS))
+                .proxyCommand(JavaCommand.ofCurrentClasspath())
                 .start();
              Client etcd = Client.builder().endpoints(cluster.etcdEndpoint()).build()) {
             String topic = "ordered";

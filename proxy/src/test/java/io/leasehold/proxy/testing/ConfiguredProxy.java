@@ -172,8 +172,8 @@ public final class ConfiguredProxy implements AutoCloseable {
             }
             List<String> jvm = new ArrayList<>(JavaCommand.DEFAULT_JVM_OPTIONS);
             jvm.add("-Dio.netty.leakDetection.level=paranoid");
-            ManagedProcess process = ManagedProcess.start(name, new JavaCommand(System.getProperty("java.class.path"),
-                    jvm).command(ProxyProcess.MAIN_CLASS, List.of("--config", config.toString())), cluster.logDir(),
+            ManagedProcess process = ManagedProcess.start(name, JavaCommand.ofCurrentClasspath(jvm)
+                    .command(ProxyProcess.MAIN_CLASS, List.of("--config", config.toString())), cluster.logDir(),
                     Map.of());
             ConfiguredProxy proxy = new ConfiguredProxy(process, port, adminPort);
             try {

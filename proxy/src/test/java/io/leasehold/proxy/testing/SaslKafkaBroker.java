@@ -108,7 +108,7 @@ public final class SaslKafkaBroker implements AutoCloseable {
                 "auto.create.topics.enable=false",
                 options.serverProperties(),
                 ""));
-        JavaCommand java = new JavaCommand(System.getProperty("java.class.path"), JVM);
+        JavaCommand java = JavaCommand.ofCurrentClasspath(JVM);
         try (ManagedProcess format = ManagedProcess.start("kafka-sasl-format", java.command("kafka.tools.StorageTool",
                 List.of("format", "--cluster-id", Uuid.randomUuid().toString(), "--config", config.toString(),
                         "--add-scram", "SCRAM-SHA-512=[name=" + user + ",password=" + password + "]")),
