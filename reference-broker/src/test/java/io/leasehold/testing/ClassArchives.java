@@ -2,17 +2,13 @@ package io.leasehold.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -63,7 +59,7 @@ public final class ClassArchives {
      */
     public SharedLaunch prepare(Path javaHome, String classpath, String mainClass) {
         String jarsOnly = jars.replaceDirectories(classpath);
-        String key = key(javaHome + "\n" + jarsOnly + "\n" + mainClass);
+        String key = ClasspathJars.hexDigest(javaHome + "\n" + jarsOnly + "\n" + mainClass, 12);
         Path archive = directory.resolve(key + ".jsa");
         Path writing = directory.resolve(key + ".jsa.writing");
         Path claim = directory.resolve(key + ".claim");
@@ -125,14 +121,5 @@ public final class ClassArchives {
         String option = WRITE_OPTION + writing;
         return ProcessHandle.allProcesses().anyMatch(process -> process.info().arguments()
                 .map(arguments -> List.of(arguments).contains(option)).orElse(false));
-    }
-
-    private static String key(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 12);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
-        }
     }
 }

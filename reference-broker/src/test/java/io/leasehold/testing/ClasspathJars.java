@@ -86,14 +86,19 @@ final class ClasspathJars {
     }
 
     private static String contentKey(Path classes, List<Path> files) throws IOException {
+        StringBuilder listing = new StringBuilder();
+        for (Path file : files) {
+            listing.append(classes.relativize(file)).append(' ').append(Files.size(file)).append(' ')
+                    .append(Files.getLastModifiedTime(file).toMillis()).append('\n');
+        }
+        return hexDigest(listing.toString(), 8);
+    }
+
+    /** The first {@code bytes} bytes of {@code text}'s SHA-256, in hex: a short name for content. */
+    static String hexDigest(String text, int bytes) {
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            for (Path file : files) {
-                String line = classes.relativize(file) + " " + Files.size(file) + " "
-                        + Files.getLastModifiedTime(file).toMillis() + "\n";
-                digest.update(line.getBytes(StandardCharsets.UTF_8));
-            }
-            return HexFormat.of().formatHex(digest.digest(), 0, 8);
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, bytes);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
         }
