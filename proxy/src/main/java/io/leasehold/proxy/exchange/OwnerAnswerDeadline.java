@@ -9,8 +9,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One write's owner-answer deadline (see {@link OrderedWrites#ownerAnswerDeadline}): how long an
  * owner may leave its part unanswered before the rest of the request is answered without it,
- * and which owners are known silent meanwhile, so nothing more queues at them. Without a
- * deadline every owner's answer is awaited and no owner is ever taken for silent.
+ * and which owners are known silent meanwhile, so nothing more queues at them; it also ends
+ * the retries of an owner that cannot be reached. Without a deadline every owner's answer is
+ * awaited and no owner is ever taken for silent.
  */
 final class OwnerAnswerDeadline {
     private final Duration deadline;
@@ -40,6 +41,15 @@ final class OwnerAnswerDeadline {
 
     Duration deadline() {
         return deadline;
+    }
+
+    /**
+     * True once a write started at {@code startNanos} (on {@link System#nanoTime()}'s clock) is
+     * past the deadline: an owner that cannot be reached is then no longer retried for it, just
+     * as a silent one is no longer waited for.
+     */
+    boolean passed(long startNanos) {
+        return deadline != null && System.nanoTime() - startNanos >= deadline.toNanos();
     }
 
     /**

@@ -21,6 +21,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCounted;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -194,6 +196,32 @@ class SilentOwnerProduceTest {
         table.current.set(routes(live, successor).snapshot());
 
         assertThat(produce(routing, api, client)).containsEntry(0, Errors.NONE).containsEntry(1, Errors.NONE);
+    }
+
+    @Test
+    void partitionsOfAnUnreachableOwnerAreRetriedOnlyUntilTheDeadlineThenAnsweredForTheClientToRetry()
+            throws Exception {
+        backends = new ScriptedBackends(Duration.ofSeconds(30));
+        BrokerAddress live = backends.broker(1, SilentOwnerProduceTest::answerAll);
+        BrokerAddress dead;
+        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = new BrokerAddress(2, "127.0.0.1", closed.getLocalPort(), null);
+        }
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        // A full round of tries at this backoff takes at least twice the deadline.
+        PartitionedRequestRunner routing = new PartitionedRequestRunner(new OwnerLookup(routes(live, dead), List.of()),
+                ids -> CompletableFuture.completedFuture(Map.of()),
+                new RetryFactory(Duration.ofMillis(500), Duration.ofSeconds(1)), new ProxyMetrics(registry),
+                Duration.ofSeconds(30), VersionBridge::none, null);
+
+        Map<Integer, Errors> answer = produce(routing, new ProduceApi(OWNER_DEADLINE),
+                TestClients.on(backends.session()));
+
+        assertThat(answer).containsEntry(0, Errors.NONE)
+                .as("never written, and etcd still names the dead owner: the client retries")
+                .containsEntry(1, Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(registry.get("leasehold.backend.request.failures").tags("api", "Produce", "reason", "unreachable")
+                .counter().count()).as("tries at the dead owner").isLessThan(PartitionedExchange.UNREACHABLE_TRIES);
     }
 
     @Test
