@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -86,9 +87,12 @@ public final class ClassArchives {
     }
 
     private static SharedLaunch launch(String classpath, String archiveOption) {
-        List<String> options = archiveOption == null ? QUIET_JVM_WARNINGS
-                : List.of(QUIET_JVM_WARNINGS.get(0), QUIET_JVM_WARNINGS.get(1), "-Xshare:auto", archiveOption);
-        return new SharedLaunch(classpath, options);
+        List<String> options = new ArrayList<>(QUIET_JVM_WARNINGS);
+        if (archiveOption != null) {
+            options.add("-Xshare:auto");
+            options.add(archiveOption);
+        }
+        return new SharedLaunch(classpath, List.copyOf(options));
     }
 
     private static boolean claim(Path claim) throws IOException {

@@ -23,10 +23,10 @@ class ClassArchivesTest {
     @TempDir
     Path logs;
 
-    private List<String> fixtureCommand() {
+    private List<String> fixtureCommand(String... args) {
         return new JavaCommand(JavaCommand.currentJavaHome(), System.getProperty("java.class.path"),
                 JavaCommand.DEFAULT_JVM_OPTIONS, new ClassArchives(archives))
-                .command(ReadyLineFixtureMain.class.getName(), List.of());
+                .command(ReadyLineFixtureMain.class.getName(), List.of(args));
     }
 
     private static String option(List<String> command, String prefix) {
@@ -59,9 +59,7 @@ class ClassArchivesTest {
 
     @Test
     void anArchiveWriterKeepsItsExitCode() {
-        List<String> failing = new ArrayList<>(new JavaCommand(JavaCommand.currentJavaHome(),
-                System.getProperty("java.class.path"), JavaCommand.DEFAULT_JVM_OPTIONS, new ClassArchives(archives))
-                .command(ReadyLineFixtureMain.class.getName(), List.of("fail")));
+        List<String> failing = fixtureCommand("fail");
         assertThat(option(failing, "-XX:ArchiveClassesAtExit=")).isNotNull();
         try (ManagedProcess writer = ManagedProcess.start("failing-writer", failing, logs, Map.of())) {
             assertThat(writer.waitFor(START)).isTrue();
