@@ -82,10 +82,8 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
      * the request waits for them: after this many tries (about 2.6 s with the default backoff) the
      * partition is answered with the rejection for the client to retry. In the single-node
      * presentation that comes sooner, once the write is past the owner deadline: the other owners'
-     * partitions wait no longer for an unreachable owner than for a silent one. Otherwise every
-     * request of a client's connection carrying a killed owner's partition held the answers to
-     * all it pipelined after it for a full round, and the next such request (which waits for it,
-     * in write order) for another: no client was answered for about 5 s, until the lease ended.
+     * partitions, and everything the client pipelined after them, wait no longer for an
+     * unreachable owner than for a silent one.
      */
     static final int UNREACHABLE_TRIES = 10;
 
