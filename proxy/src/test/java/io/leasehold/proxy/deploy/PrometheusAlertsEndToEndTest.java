@@ -31,7 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The chart's alert rules and Grafana dashboard against a real Prometheus server scraping two
- * real proxy processes (etcd, three reference brokers with 3 s leases): a Java producer through
+ * real proxy processes (etcd, three reference brokers with 6 s leases): a Java producer through
  * one proxy, a kcat producer through the other, a kafkajs consumer group reading. The rules are
  * rendered by helm from the chart's PrometheusRule with every {@code for:} set to
  * {@value #FOR} through {@code metrics.prometheusRule.for} (the thresholds and expressions are
@@ -106,9 +106,13 @@ class PrometheusAlertsEndToEndTest {
         tools = ChartTools.install();
         tools.ensurePrometheus();
         String rules = shortenedChartRules();
+        // 6 s leases, not the cluster's default 3 s: the kill's errors last until the lease ends.
+        // With 3 s leases a kill gave 7-29 backend failures against the rule's threshold of
+        // about 7 (1 % of the window's requests), and too few to fire in one CI run; with 6 s,
+        // 44-52.
         // One broker JVM at a time: three starting at once on a loaded machine can starve each
         // other past the broker's etcd session timeout.
-        cluster = LocalCluster.builder("prometheus-alerts").brokers(0).start();
+        cluster = LocalCluster.builder("prometheus-alerts").brokers(0).leaseTtl(Duration.ofSeconds(6)).start();
         for (int id = 1; id <= 3; id++) {
             cluster.startBroker(id);
         }
@@ -256,6 +260,8 @@ class PrometheusAlertsEndToEndTest {
                 + "; p99 seconds by API " + prometheus.query("histogram_quantile(0.99, sum by (api, le) "
                 + "(rate(leasehold_requests_seconds_bucket[5m])))").path("result")
                 + "; backend failures/s " + prometheus.query("sum(rate(leasehold_backend_request_failures_total[5m]))").path("result")
+                + "; backend failures by reason " + prometheus.query("sum by (reason, api) (increase(leasehold_backend_request_failures_total[5m]))").path("result")
+                + "; requests " + prometheus.query("sum(increase(leasehold_requests_seconds_count[5m]))").path("result")
                 + "; requests/s " + prometheus.query("sum(rate(leasehold_requests_seconds_count[5m]))").path("result")
                 + "; rejections/s " + prometheus.query("sum(rate(leasehold_backend_rejections_total[5m]))").path("result");
     }
