@@ -10,6 +10,7 @@ import io.leasehold.bench.process.ProcessStats;
 import io.leasehold.bench.process.ThreadCpu;
 import io.leasehold.bench.report.WindowFigures;
 import io.leasehold.bench.report.WindowedCpuTable;
+import io.leasehold.bench.suite.CompilerWarmUp;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,10 @@ import java.util.function.Supplier;
  * Produce through proxies the way a user meets them after a restart: each proxy is started
  * fresh, measured from its first request for a fixed time under one workload with the JIT
  * compiler counted, and stopped before the next one starts, so each has the broker and the
- * machine to itself; the order rotates each round. The time is cut into consecutive windows
+ * machine to itself; the order rotates each round. The brokers are warmed up first, directly,
+ * until their own C2 compilers settle: a broker still compiling slows whichever proxy is measured
+ * first (in two A/A runs the first proxy of round 1 came out 1.32 and 1.49 times the same jar's
+ * CPU per GB after a fixed 30 s warm-up, the direct rate at its end 99-149 MB/s). The time is cut into consecutive windows
  * (each a separate producer run, so each window's clients connect anew) and every window
  * reports MB/s, proxy CPU s/GB over all threads, and the compiler share of that CPU; "all"
  * covers the whole time.
@@ -31,6 +35,9 @@ final class FreshStartMeasurement {
 
     /** The length of one reported window. */
     static final Duration WINDOW = Duration.ofSeconds(30);
+    /** Direct traffic until every broker's C2 used under the quiet threshold in a pass, for at most 3 minutes. */
+    private static final CompilerWarmUp BROKER_WARM_UP = new CompilerWarmUp(Duration.ofSeconds(180),
+            BenchOptions.QUIET_C2_SECONDS);
     private static final String ALL = "all";
 
     private final Duration duration;
@@ -56,17 +63,22 @@ final class FreshStartMeasurement {
     }
 
     /**
-     * Warms the broker up directly for one window (so the first proxy does not meet a cold
-     * broker), then measures each proxy of {@code starters} (column name → a fresh start) round by
-     * round and prints the windowed table with {@code ratios}.
+     * Warms the brokers ({@code brokerPids}) up directly until their compilers settle (so the first
+     * proxy does not meet a cold broker), then measures each proxy of {@code starters} (column
+     * name → a fresh start) round by round and prints the windowed table with {@code ratios}.
      */
-    void run(String brokerBootstrap, Map<String, Supplier<LaunchedProxy>> starters,
+    void run(String brokerBootstrap, List<Long> brokerPids, Map<String, Supplier<LaunchedProxy>> starters,
             List<WindowedCpuTable.Ratio> ratios) {
         out.println("fresh start: " + workload.label() + ", " + duration.toSeconds() + " s per proxy from its first"
                 + " request, windows of " + WINDOW.toSeconds() + " s, " + rounds + " round(s)");
-        LoadResult direct = new ProducerLoad(new Timing(Duration.ZERO, WINDOW), bufferBytes)
-                .run(brokerBootstrap, topic, workload);
-        out.printf(Locale.ROOT, "broker warm-up, direct: %.1f MB/s%n", direct.megabytesPerSecond());
+        ProducerLoad direct = new ProducerLoad(new Timing(Duration.ZERO, CompilerWarmUp.RUN_PER_WORKLOAD), bufferBytes);
+        double[] lastPass = new double[1];
+        for (long pid : brokerPids) {
+            String settled = BROKER_WARM_UP.untilSettled(pid, () ->
+                    lastPass[0] = direct.run(brokerBootstrap, topic, workload).megabytesPerSecond());
+            out.printf(Locale.ROOT, "broker warm-up (process %d), direct: %s; last pass %.1f MB/s%n", pid, settled,
+                    lastPass[0]);
+        }
         List<String> names = new ArrayList<>(starters.keySet());
         WindowedCpuTable table = new WindowedCpuTable(names, ratios);
         for (int round = 1; round <= rounds; round++) {

@@ -269,7 +269,8 @@ public final class ProxyCpuComparison {
             Map<String, Supplier<LaunchedProxy>> starters = starters(proxyClasspath, etcd.endpoint(), bootstrap,
                     () -> current.apply(cache));
             if (options.fresh() != null) {
-                measureFresh(String.join(",", bootstrap), starters);
+                measureFresh(String.join(",", bootstrap), cluster.nodes().stream().map(KafkaNode::pid).toList(),
+                        starters);
             } else {
                 Map<String, LaunchedProxy> proxies = new LinkedHashMap<>();
                 try {
@@ -329,7 +330,7 @@ public final class ProxyCpuComparison {
      * Each proxy from a fresh start, under the short column names of the issue: L the current
      * build, Lb the baseline, K Kroxylicious; ratios L/K and L/Lb where both ran.
      */
-    private void measureFresh(String brokerBootstrap, Map<String, Supplier<LaunchedProxy>> starters) {
+    private void measureFresh(String brokerBootstrap, List<Long> brokerPids, Map<String, Supplier<LaunchedProxy>> starters) {
         Map<String, String> columns = Map.of(BASELINE, "Lb", CURRENT, "L", KROXYLICIOUS, "K");
         Map<String, Supplier<LaunchedProxy>> byColumn = new LinkedHashMap<>();
         starters.forEach((name, starter) -> byColumn.put(columns.get(name), starter));
@@ -341,7 +342,7 @@ public final class ProxyCpuComparison {
             ratios.add(new WindowedCpuTable.Ratio("L", "Lb"));
         }
         new FreshStartMeasurement(options.fresh(), options.rounds(), options.workloads().get(0), TOPIC, BUFFER, out)
-                .run(brokerBootstrap, byColumn, ratios);
+                .run(brokerBootstrap, brokerPids, byColumn, ratios);
     }
 
     private Presentation presentation(int brokers) {
