@@ -26,10 +26,10 @@ import java.util.function.Supplier;
  * machine to itself; the order rotates each round. The brokers are warmed up first, directly,
  * until their own C2 compilers settle: a broker still compiling slows whichever proxy is measured
  * first (in two A/A runs the first proxy of round 1 came out 1.32 and 1.49 times the same jar's
- * CPU per GB after a fixed 30 s warm-up, the direct rate at its end 99-149 MB/s). The time is cut into consecutive windows
- * (each a separate producer run, so each window's clients connect anew) and every window
- * reports MB/s, proxy CPU s/GB over all threads, and the compiler share of that CPU; "all"
- * covers the whole time.
+ * CPU per GB after a fixed 30 s warm-up, the direct rate at its end 99-149 MB/s). The time is
+ * cut into consecutive windows (each a separate producer run, so each window's clients connect
+ * anew) and every window reports MB/s, proxy CPU s/GB over all threads, and the compiler share of
+ * that CPU; "all" covers the whole time.
  */
 final class FreshStartMeasurement {
 
