@@ -32,11 +32,11 @@ public record CompilerShare(double compilerSeconds, double processSeconds) {
 
     /**
      * Compiler CPU ÷ process CPU, 0..1; NaN when the process used no CPU, or when a compiler thread
-     * ended in the interval (HotSpot retires idle ones) and took its CPU time with it, which makes
-     * the compiler's seconds below zero and the share meaningless.
+     * ended in the interval (HotSpot retires idle ones) and took its CPU time with it: then
+     * {@link ThreadCpu#since} gives its group NaN seconds, and the share is unknown.
      */
     public double share() {
-        if (processSeconds <= 0 || compilerSeconds < 0) {
+        if (processSeconds <= 0 || Double.isNaN(compilerSeconds)) {
             return Double.NaN;
         }
         return compilerSeconds / processSeconds;

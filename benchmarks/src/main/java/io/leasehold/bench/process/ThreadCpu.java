@@ -13,45 +13,69 @@ import java.util.stream.Collectors;
 /**
  * CPU seconds of a process's threads, grouped by thread name with the numbering stripped
  * ("GC Thread#0" and "GC Thread#1" are one group), read from {@code /proc/<pid>/task}. Tells
- * whether a JVM's CPU went to its own work, the JIT compiler or the garbage collector. Threads
- * that ended between two readings are missing from the difference.
+ * whether a JVM's CPU went to its own work, the JIT compiler or the garbage collector.
+ *
+ * <p>A thread that ended between two readings took its CPU time with it, so the group it belonged
+ * to has no known figure for that interval: its difference is NaN. HotSpot ends idle compiler
+ * threads when it runs more than one of a kind ({@code -XX:CICompilerCount} above 2 with the
+ * default {@code -XX:+UseDynamicNumberOfCompilerThreads}); summing by group would count their
+ * work as never done.
  */
 public final class ThreadCpu {
 
     private static final double TICKS_PER_SECOND = 100.0;
 
-    private final Map<String, Double> secondsByGroup;
+    /** One thread's group and the CPU seconds it has used since it started. */
+    record Task(String group, double seconds) {
+    }
 
-    private ThreadCpu(Map<String, Double> secondsByGroup) {
-        this.secondsByGroup = secondsByGroup;
+    private final Map<Long, Task> tasksById;
+
+    private ThreadCpu(Map<Long, Task> tasksById) {
+        this.tasksById = tasksById;
+    }
+
+    /** A reading of the given threads, by thread id; for tests, which cannot start and end JVM threads at will. */
+    static ThreadCpu of(Map<Long, Task> tasksById) {
+        return new ThreadCpu(Map.copyOf(tasksById));
     }
 
     /** Reads every live thread of {@code pid} now. */
     public static ThreadCpu read(long pid) {
-        Map<String, Double> groups = new HashMap<>();
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
-            for (Path task : tasks) {
+        Map<Long, Task> tasks = new HashMap<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : dir) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                     double seconds = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND;
-                    groups.merge(group(name), seconds, Double::sum);
+                    tasks.put(Long.parseLong(task.getFileName().toString()), new Task(group(name), seconds));
                 } catch (IOException e) {
-                    // The thread ended while the directory was listed; it has no CPU time to add.
+                    // The thread ended while the directory was listed: the next difference sees it gone.
                 }
             }
         } catch (IOException e) {
             return new ThreadCpu(Map.of());
         }
-        return new ThreadCpu(groups);
+        return new ThreadCpu(tasks);
     }
 
-    /** CPU seconds per group spent since {@code earlier}. */
+    /**
+     * CPU seconds per group spent since {@code earlier}: threads started since count in full; a
+     * group one of whose threads has ended since is NaN.
+     */
     public Map<String, Double> since(ThreadCpu earlier) {
         Map<String, Double> delta = new HashMap<>();
-        secondsByGroup.forEach((group, seconds) ->
-                delta.put(group, seconds - earlier.secondsByGroup.getOrDefault(group, 0.0)));
+        tasksById.forEach((id, task) -> {
+            Task before = earlier.tasksById.get(id);
+            delta.merge(task.group(), task.seconds() - (before == null ? 0.0 : before.seconds()), Double::sum);
+        });
+        earlier.tasksById.forEach((id, task) -> {
+            if (!tasksById.containsKey(id)) {
+                delta.put(task.group(), Double.NaN);
+            }
+        });
         return delta;
     }
 

@@ -52,9 +52,9 @@ public record CompilerWarmUp(Duration limit, double quietSeconds) {
             pass.run();
             double c2 = ThreadCpu.read(pid).since(before).getOrDefault(CompilerShare.C2_THREADS, 0.0);
             c2PerPass.add(c2);
-            // Below zero: a compiler thread ended during the pass (HotSpot retires idle ones) and
-            // took its CPU time with it, so this pass says nothing; the next one will.
-            settled = c2 >= 0 && c2 < quietSeconds;
+            // NaN: a compiler thread ended during the pass (HotSpot retires idle ones) and took its
+            // CPU time with it, so this pass says nothing; the next one will.
+            settled = c2 < quietSeconds;
         }
         String perPass = c2PerPass.stream().map(s -> String.format(Locale.ROOT, "%.2f", s))
                 .collect(Collectors.joining(", "));

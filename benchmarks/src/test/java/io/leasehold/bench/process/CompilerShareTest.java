@@ -26,6 +26,6 @@ class CompilerShareTest {
     @Test
     void isUnknownWithoutProcessCpuOrWhenACompilerThreadEndedInTheInterval() {
         assertThat(CompilerShare.of(Map.of(CompilerShare.C2_THREADS, 1.0), 0.0).share()).isNaN();
-        assertThat(CompilerShare.of(Map.of(CompilerShare.C2_THREADS, -0.5), 5.0).share()).isNaN();
+        assertThat(CompilerShare.of(Map.of(CompilerShare.C2_THREADS, Double.NaN), 5.0).share()).isNaN();
     }
 }
