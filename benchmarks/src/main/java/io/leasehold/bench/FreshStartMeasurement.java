@@ -129,9 +129,10 @@ final class FreshStartMeasurement {
         CompilerShare compiler = CompilerShare.of(threadSeconds, cpuSeconds);
         double perGigabyte = cpuSeconds / (bytes / 1e9);
         table.add(window, name, new WindowFigures(megabytesPerSecond, perGigabyte, compiler.share()));
-        out.printf(Locale.ROOT, "round %d %-12s %-10s %7.1f MB/s  cpu %6.2f s  %5.2f s/GB  compiler %6.2f s"
-                        + " (%4.1f %%)  errors %d  %s%n",
-                round, name, window, megabytesPerSecond, cpuSeconds, perGigabyte, compiler.compilerSeconds(),
-                100 * compiler.share(), errors, ThreadCpu.top(threadSeconds, 5));
+        String compilerText = Double.isNaN(compiler.share()) ? "n/a (a compiler thread ended)"
+                : String.format(Locale.ROOT, "%6.2f s (%4.1f %%)", compiler.compilerSeconds(), 100 * compiler.share());
+        out.printf(Locale.ROOT, "round %d %-12s %-10s %7.1f MB/s  cpu %6.2f s  %5.2f s/GB  compiler %s  errors %d  %s%n",
+                round, name, window, megabytesPerSecond, cpuSeconds, perGigabyte, compilerText, errors,
+                ThreadCpu.top(threadSeconds, 5));
     }
 }
