@@ -2,7 +2,6 @@ package io.leasehold.proxy.apis;
 
 import io.leasehold.proxy.exchange.OrderedWrites;
 import io.leasehold.proxy.exchange.PartitionedApi;
-import io.leasehold.proxy.exchange.RejectionScan;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +31,6 @@ public final class ProduceApi implements PartitionedApi<ProduceRequestData, Prod
     private static final int BUDGET_PERCENT = 80;
 
     private final Duration ownerAnswerDeadline;
-    private final RejectionScan rejectionScan = new ProduceRejectionScan();
 
     /**
      * @param ownerAnswerDeadline how long one owner's part may go unanswered before the rest of
@@ -162,11 +160,6 @@ public final class ProduceApi implements PartitionedApi<ProduceRequestData, Prod
     @Override
     public boolean idempotent() {
         return false;
-    }
-
-    @Override
-    public Optional<RejectionScan> rejectionScan() {
-        return Optional.of(rejectionScan);
     }
 
     @Override

@@ -158,11 +158,6 @@ public interface PartitionedApi<Q extends ApiMessage, R extends ApiMessage, T, E
         return Optional.empty();
     }
 
-    /** What checks this API's single-owner response for rejections without decoding it, if anything does. */
-    default Optional<RejectionScan> rejectionScan() {
-        return Optional.empty();
-    }
-
     /** What makes this API a write kept in order per partition, if it is one. */
     default Optional<OrderedWrites<Q>> orderedWrites() {
         return Optional.empty();

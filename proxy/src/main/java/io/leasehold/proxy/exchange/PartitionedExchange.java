@@ -92,8 +92,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
     private final MergedRead<Q, P> mergedRead;
     /** What keeps the API's writes in order; null for a read. */
     private final OrderedWrites<Q> writes;
-    /** What checks a single owner's response for rejections undecoded; null to decode it. */
-    private final RejectionScan rejectionScan;
     private final OwnerAnswerDeadline ownerDeadline;
     private final RequestFrame frame;
     private final Q request;
@@ -134,7 +132,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
         this.givenUp = givenUp;
         this.mergedRead = api.mergedRead().orElse(null);
         this.writes = api.orderedWrites().orElse(null);
-        this.rejectionScan = api.rejectionScan().orElse(null);
         this.ownerDeadline = new OwnerAnswerDeadline(writes != null ? writes.ownerAnswerDeadline(request) : null,
                 client.backends().silentBrokers(), metrics);
         ReadsAhead<Q, E, P> reads = api.readsAhead().orElse(null);
@@ -471,9 +468,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             if (error != null) {
                 return retrying(failed(broker, routed, error));
             }
-            if (!bridged && rejectsNone(response, routed)) {
-                return finished(KafkaMessages.withResponseCorrelationId(response, frame.correlationId()));
-            }
             responseFrames.add(response);
             List<Entry<T, E>> retry = absorb(KafkaMessages.decodeResponse(response, api.apiKey(), backendVersion, recordRegions),
                     broker, routed);
@@ -482,23 +476,6 @@ final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E
             }
             return retrying(retry);
         });
-    }
-
-    /**
-     * True if the response goes to the client as it came without being decoded: the API can scan
-     * it, no partition in it was rejected, and none went by a fallback route (whose success is
-     * recorded per partition, which needs the decoded results).
-     */
-    private boolean rejectsNone(ByteBuf response, List<Routed<T, E>> routed) {
-        if (rejectionScan == null) {
-            return false;
-        }
-        for (Routed<T, E> r : routed) {
-            if (r.ownership() == null) {
-                return false;
-            }
-        }
-        return rejectionScan.rejectsNone(response, backendVersion, api.rejection());
     }
 
     /**
