@@ -87,9 +87,12 @@ public final class ThreadCpu {
                 .collect(Collectors.joining(", ", "[", "]"));
     }
 
-    /** A Markdown table of the groups with the most CPU, largest first. */
+    /**
+     * A Markdown table of the groups with the most CPU, largest first; groups without a figure
+     * (see {@link #since}) are named below it and left out of the shares.
+     */
     public static String table(Map<String, Double> seconds, int limit) {
-        double total = seconds.values().stream().mapToDouble(Double::doubleValue).sum();
+        double total = seconds.values().stream().filter(v -> !Double.isNaN(v)).mapToDouble(Double::doubleValue).sum();
         StringBuilder out = new StringBuilder("| thread group | CPU s | share |\n|---|---|---|\n");
         List<Map.Entry<String, Double>> top = seconds.entrySet().stream().filter(e -> e.getValue() > 0)
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(limit).toList();
@@ -98,6 +101,12 @@ public final class ThreadCpu {
                     .append(String.format(Locale.ROOT, "%.1f", entry.getValue())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.1f %%", total == 0 ? 0 : 100 * entry.getValue() / total))
                     .append(" |\n");
+        }
+        List<String> unknown = seconds.entrySet().stream().filter(e -> Double.isNaN(e.getValue()))
+                .map(Map.Entry::getKey).sorted().toList();
+        if (!unknown.isEmpty()) {
+            out.append("\nNot counted, a thread of theirs ended during the run: `")
+                    .append(String.join("`, `", unknown)).append("`\n");
         }
         return out.toString();
     }

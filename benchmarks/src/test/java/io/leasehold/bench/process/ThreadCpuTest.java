@@ -36,4 +36,13 @@ class ThreadCpuTest {
         assertThat(delta.get("GC Thread#")).isCloseTo(0.5, within(1e-9));
         assertThat(CompilerShare.of(delta, 10.0).share()).isNaN();
     }
+
+    @Test
+    void tableLeavesAGroupWithoutAFigureOutOfTheSharesAndNamesIt() {
+        String table = ThreadCpu.table(Map.of("eventloop-", 3.0, "GC Thread#", 1.0, C2, Double.NaN), 10);
+
+        assertThat(table).contains("| `eventloop-` | 3.0 | 75.0 % |", "| `GC Thread#` | 1.0 | 25.0 % |")
+                .contains("Not counted, a thread of theirs ended during the run: `" + C2 + "`")
+                .doesNotContain("NaN");
+    }
 }
