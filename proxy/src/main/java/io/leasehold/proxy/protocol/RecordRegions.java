@@ -1,7 +1,6 @@
 package io.leasehold.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
-import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.apache.kafka.common.record.internal.BaseRecords;
@@ -17,21 +16,29 @@ public final class RecordRegions {
     private record Region(ByteBuf frame, int index, int length) {
     }
 
-    private final Map<BaseRecords, Region> regions = Collections.synchronizedMap(new IdentityHashMap<>());
+    /**
+     * Made at the first record set noted, and small: every request has two of these, one of which
+     * usually notes nothing (a Produce's responses carry no records), and most note a few sets, so
+     * the default 64-slot table was built and dropped twice per request.
+     */
+    private Map<BaseRecords, Region> regions;
 
     /** Notes that {@code records} are the {@code length} bytes of {@code frame} from {@code index}. */
-    void add(BaseRecords records, ByteBuf frame, int index, int length) {
+    synchronized void add(BaseRecords records, ByteBuf frame, int index, int length) {
+        if (regions == null) {
+            regions = new IdentityHashMap<>(4);
+        }
         regions.put(records, new Region(frame, index, length));
     }
 
     /** A retained slice of the frame bytes {@code records} were decoded from, or null if they were not. */
-    ByteBuf retainedSlice(BaseRecords records) {
-        Region region = regions.get(records);
+    synchronized ByteBuf retainedSlice(BaseRecords records) {
+        Region region = regions == null ? null : regions.get(records);
         return region == null ? null : region.frame().retainedSlice(region.index(), region.length());
     }
 
     /** True if no record set has been noted: encoding needs no slices. */
-    boolean isEmpty() {
-        return regions.isEmpty();
+    synchronized boolean isEmpty() {
+        return regions == null;
     }
 }
