@@ -1,7 +1,6 @@
 package io.leasehold.proxy.backend;
 
 import io.leasehold.proxy.logging.WarningRateLimiter;
-import io.leasehold.proxy.protocol.FrameSizeWriter;
 import io.leasehold.proxy.transport.NettyTransport;
 import io.leasehold.proxy.transport.SocketTuning;
 import io.netty.bootstrap.Bootstrap;
@@ -14,6 +13,7 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
@@ -186,7 +186,7 @@ public final class BackendConnector {
                         }
                         ch.pipeline().addLast(
                                 new ResponseFramer(settings.maxResponseBytes(), connection),
-                                new FrameSizeWriter(),
+                                new LengthFieldPrepender(4),
                                 new WritabilityRelay(writabilityChanged),
                                 connection);
                     }

@@ -27,7 +27,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -52,22 +51,8 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class PartitionedExchange<Q extends ApiMessage, R extends ApiMessage, T, E, P> {
 
-    /**
-     * Identifies a partition the same way in a request and in its response. Its equals and
-     * hashCode are written out for the same reason as {@link PartitionId}'s: every partition of
-     * every request is filed under one, from the first request on, before C2 has compiled anything.
-     */
+    /** Identifies a partition the same way in a request and in its response. */
     record Key(String topicName, Uuid topicId, int partition) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key other && partition == other.partition
-                    && Objects.equals(topicName, other.topicName) && Objects.equals(topicId, other.topicId);
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * (31 * Objects.hashCode(topicName) + Objects.hashCode(topicId)) + partition;
-        }
     }
 
     /** One partition of the request with its resolved topic name, as the routing table and write order know it. */

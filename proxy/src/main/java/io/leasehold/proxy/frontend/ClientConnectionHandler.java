@@ -398,7 +398,7 @@ final class ClientConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         closeRequested = true;
-        // Written below the frame size writer, behind every answer still queued for the socket.
+        // Written below the length prepender, behind every answer still queued for the socket.
         ctx.pipeline().context(frames).writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 

@@ -5,7 +5,6 @@ import io.leasehold.proxy.backend.BackendConnector;
 import io.leasehold.proxy.config.ProxyConfig;
 import io.leasehold.proxy.logging.WarningRateLimiter;
 import io.leasehold.proxy.protocol.FrameCap;
-import io.leasehold.proxy.protocol.FrameSizeWriter;
 import io.leasehold.proxy.protocol.KafkaFrameDecoder;
 import io.leasehold.proxy.request.ActiveRequests;
 import io.leasehold.proxy.request.MemoryBudget;
@@ -21,6 +20,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -246,13 +246,13 @@ public final class FrontendServer implements AutoCloseable {
                                         certificatePrincipals, listener, warnings, authenticationAudit));
                             }
                         }
-                        // Below the frame size writer: streamed responses carry the broker's own length prefix.
+                        // Below the prepender: streamed responses carry the broker's own length prefix.
                         ChunkedWriteHandler streamWriter = new ChunkedWriteHandler();
                         KafkaFrameDecoder frames = new KafkaFrameDecoder(limits.maxFrameBytes(), frameCap);
                         ch.pipeline().addLast(
                                 streamWriter,
                                 frames,
-                                new FrameSizeWriter(),
+                                new LengthFieldPrepender(4),
                                 new ClientConnectionHandler(router, connector, listener, limits, active, streamWriter,
                                         frames, warnings, budget));
                     }

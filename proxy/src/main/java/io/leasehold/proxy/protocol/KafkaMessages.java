@@ -14,7 +14,7 @@ import org.apache.kafka.common.requests.ResponseHeader;
 
 /**
  * Encodes and decodes Kafka messages between Netty buffers and the kafka-clients generated
- * classes. Buffers produced here carry no length prefix (the pipeline's {@link FrameSizeWriter} adds it).
+ * classes. Buffers produced here carry no length prefix (the pipeline's prepender adds it).
  * Encoding writes straight into a pooled direct buffer; a message whose record sets were decoded
  * from other frames with {@link RecordRegions} (a merged Fetch answer from brokers' frames, a
  * Produce split by owner from the client's frame) is encoded instead around slices of those

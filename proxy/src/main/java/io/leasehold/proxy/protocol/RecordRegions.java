@@ -1,6 +1,7 @@
 package io.leasehold.proxy.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.apache.kafka.common.record.internal.BaseRecords;
@@ -16,29 +17,21 @@ public final class RecordRegions {
     private record Region(ByteBuf frame, int index, int length) {
     }
 
-    /**
-     * Made at the first record set noted, and small: every request has two of these, one of which
-     * usually notes nothing (a Produce's responses carry no records), and most note a few sets, so
-     * the default 64-slot table was built and dropped twice per request.
-     */
-    private Map<BaseRecords, Region> regions;
+    private final Map<BaseRecords, Region> regions = Collections.synchronizedMap(new IdentityHashMap<>());
 
     /** Notes that {@code records} are the {@code length} bytes of {@code frame} from {@code index}. */
-    synchronized void add(BaseRecords records, ByteBuf frame, int index, int length) {
-        if (regions == null) {
-            regions = new IdentityHashMap<>(4);
-        }
+    void add(BaseRecords records, ByteBuf frame, int index, int length) {
         regions.put(records, new Region(frame, index, length));
     }
 
     /** A retained slice of the frame bytes {@code records} were decoded from, or null if they were not. */
-    synchronized ByteBuf retainedSlice(BaseRecords records) {
-        Region region = regions == null ? null : regions.get(records);
+    ByteBuf retainedSlice(BaseRecords records) {
+        Region region = regions.get(records);
         return region == null ? null : region.frame().retainedSlice(region.index(), region.length());
     }
 
     /** True if no record set has been noted: encoding needs no slices. */
-    synchronized boolean isEmpty() {
-        return regions == null;
+    boolean isEmpty() {
+        return regions.isEmpty();
     }
 }

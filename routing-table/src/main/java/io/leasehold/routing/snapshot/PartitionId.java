@@ -17,19 +17,6 @@ public record PartitionId(String topic, int partition) {
         }
     }
 
-    // Written out, not generated: a record's generated equals and hashCode go through method
-    // handles, which run slowly until C2 has compiled them, and these two run for every
-    // partition of every Produce from the first request on.
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof PartitionId other && partition == other.partition && topic.equals(other.topic);
-    }
-
-    @Override
-    public int hashCode() {
-        return 31 * topic.hashCode() + partition;
-    }
-
     @Override
     public String toString() {
         return topic + "-" + partition;
