@@ -313,10 +313,8 @@ public final class ProxyCpuComparison {
             List<String> bootstrap) {
         List<String> currentOptions = new ArrayList<>(options.proxyJvmOptions());
         if (options.profile()) {
-            currentOptions.addAll(List.of("-XX:StartFlightRecording=name=cpu,settings=profile,filename="
-                            + options.logDir().toAbsolutePath().resolve("cpu-current.jfr"),
-                    // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
-                    "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"));
+            currentOptions.addAll(flightRecording(options.logDir().toAbsolutePath().resolve("cpu-current.jfr"),
+                    options.fresh()));
         }
         return extra -> {
             List<String> jvmOptions = new ArrayList<>(currentOptions);
@@ -324,6 +322,25 @@ public final class ProxyCpuComparison {
             return ProxyInstance.start(options.proxyJava(), classpath, etcdEndpoint, bootstrap,
                     presentation(bootstrap.size()), options.logDir(), "cpu-current", jvmOptions);
         };
+    }
+
+    /**
+     * The JVM flags that record a proxy with Java Flight Recorder into {@code file} and dump its perf
+     * map at exit. For a fresh start ({@code fresh} not null) the recording samples Java code every
+     * 2 ms, as the profile setting's 10–20 ms leaves too few samples of the first minute, and stops
+     * after {@code fresh} from the JVM's start, so it is written out before the harness stops the
+     * proxy: one dumped at exit was cut short by the stop. A warmed-up run keeps the profile setting
+     * and is dumped at exit.
+     */
+    static List<String> flightRecording(Path file, Duration fresh) {
+        String recording = "-XX:StartFlightRecording=name=cpu,settings=profile,filename=" + file
+                + (fresh == null ? "" : ",jdk.ExecutionSample#period=2ms,duration=" + fresh.toSeconds() + "s");
+        return List.of(recording, "-XX:+UnlockDiagnosticVMOptions",
+                // Files a sample taken in compiled code under the inlined method it was in, not under
+                // the nearest point the compiler kept debug information for.
+                "-XX:+DebugNonSafepoints",
+                // For perf: JIT-compiled methods' names in /tmp/perf-<pid>.map at exit.
+                "-XX:+DumpPerfMapAtExit");
     }
 
     /**
